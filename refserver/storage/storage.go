@@ -1,0 +1,121 @@
+// Package storage is the reference server's multi-version key-value store.
+//
+// It knows keys, revisions and bytes, nothing of HTTP or of kinds. Every write
+// takes the next value of one global revision counter (as etcd does); past
+// revisions stay readable until they are compacted away, and watchers receive
+// every change after a revision in revision order.
+package storage
+
+import (
+	"context"
+	"errors"
+)
+
+// Errors returned by Store implementations. Callers test them with errors.Is.
+var (
+	// ErrKeyExists: Create of a key that is present.
+	ErrKeyExists = errors.New("storage: key already exists")
+	// ErrNotFound: the key is absent at the revision read.
+	ErrNotFound = errors.New("storage: key not found")
+	// ErrConflict: the key's ModRevision differs from the caller's precondition.
+	ErrConflict = errors.New("storage: revision precondition failed")
+	// ErrCompacted: the revision asked for is at or below the compacted revision.
+	ErrCompacted = errors.New("storage: revision has been compacted")
+	// ErrFutureRevision: the revision asked for is above the current revision.
+	ErrFutureRevision = errors.New("storage: revision is not yet reached")
+	// ErrWatcherTooSlow: a watcher fell further behind than its buffer allows and was closed.
+	ErrWatcherTooSlow = errors.New("storage: watcher fell too far behind")
+	// ErrClosed: the store has been closed.
+	ErrClosed = errors.New("storage: store is closed")
+)
+
+// KeyValue is one key as stored at some revision.
+type KeyValue struct {
+	Key            string
+	Value          []byte
+	CreateRevision int64 // revision of the write that created this incarnation of the key
+	ModRevision    int64 // revision of the last write to the key
+}
+
+// EventType says what happened to a key.
+type EventType string
+
+const (
+	EventPut    EventType = "PUT"
+	EventDelete EventType = "DELETE"
+	// EventProgress carries no key: every change up to Revision has been delivered.
+	EventProgress EventType = "PROGRESS"
+)
+
+// Event is one change, delivered to watchers in revision order.
+type Event struct {
+	Type      EventType
+	Key       string
+	Value     []byte // PUT: the new value. DELETE: the value the key had before deletion.
+	PrevValue []byte // PUT of an existing key: the value before; nil on create and for DELETE.
+	Revision  int64  // the write's revision (for PROGRESS: the revision reached)
+	IsCreate  bool   // PUT that created the key
+}
+
+// ListOptions selects keys for List.
+type ListOptions struct {
+	Prefix   string // only keys with this prefix
+	StartKey string // first key to consider (inclusive); "" means from Prefix
+	Revision int64  // read at this revision; 0 means the current revision
+	Limit    int64  // at most this many matching items; 0 means no limit
+	// Filter, when set, decides which keys count as items; Limit counts only
+	// keys it accepts, so a page is filled from further keys as needed.
+	Filter func(KeyValue) bool
+}
+
+// ListResult is a page of keys read at one revision.
+type ListResult struct {
+	Items    []KeyValue
+	Revision int64 // the revision the page was read at
+	More     bool  // further keys under Prefix exist after the last item
+	// Remaining counts the keys under Prefix after the last item, before any
+	// Filter; meaningful only when More is true.
+	Remaining int64
+}
+
+// Store is a multi-version key-value store with one global revision counter.
+type Store interface {
+	// Create writes a new key; ErrKeyExists if present. Returns the new revision.
+	Create(ctx context.Context, key string, value []byte) (int64, error)
+	// Update replaces the value of an existing key. When expectModRevision is
+	// non-zero the key's ModRevision must equal it (else ErrConflict).
+	Update(ctx context.Context, key string, value []byte, expectModRevision int64) (int64, error)
+	// Delete removes a key, with the same precondition rule as Update. It
+	// returns the value deleted and the revision of the deletion.
+	Delete(ctx context.Context, key string, expectModRevision int64) (KeyValue, int64, error)
+	// Get reads one key at revision (0 = current).
+	Get(ctx context.Context, key string, revision int64) (KeyValue, error)
+	// List reads keys in key order at one revision.
+	List(ctx context.Context, opts ListOptions) (ListResult, error)
+	// Watch delivers every change to keys under prefix with a revision above
+	// afterRevision (0 = changes after the current revision), then live
+	// changes. ErrCompacted when afterRevision is below the compacted revision.
+	Watch(ctx context.Context, prefix string, afterRevision int64) (Watcher, error)
+	// CurrentRevision is the revision of the last write (0 for an empty store).
+	CurrentRevision() int64
+	// CompactedRevision is the highest revision no longer readable (0 = none).
+	CompactedRevision() int64
+	// Compact drops history at and below revision; the current value of each
+	// live key is kept. Compacting at or beyond the current revision compacts
+	// everything but the live keys.
+	Compact(revision int64) error
+	// WaitForRevision blocks until CurrentRevision() >= revision or ctx ends.
+	WaitForRevision(ctx context.Context, revision int64) error
+	Close() error
+}
+
+// Watcher is one live subscription.
+type Watcher interface {
+	// Events is closed when the watch ends; Err then says why (nil when stopped).
+	Events() <-chan Event
+	// RequestProgress asks for an EventProgress once every change up to the
+	// store's current revision has been delivered on Events.
+	RequestProgress()
+	Stop()
+	Err() error
+}

@@ -1,0 +1,42 @@
+// Package catalog is the requirement catalogue: every documented behaviour the
+// suites check, with its level and source, and the documented tables as data.
+// Suites and reports import it; it imports neither.
+package catalog
+
+// Level is the strength of a requirement, taken from the document's own words.
+type Level string
+
+const (
+	Must   Level = "MUST"
+	Should Level = "SHOULD"
+	May    Level = "MAY"
+)
+
+// Source points at the sentence a requirement comes from.
+type Source struct {
+	Doc     string `json:"doc"`             // file name under shared/docs, e.g. 000_3a1b3094088024c1.txt
+	Section string `json:"section"`         // section heading in that document
+	Quote   string `json:"quote,omitempty"` // the short phrase that states the rule
+}
+
+// Deviation records where a real kube-apiserver differs from the document,
+// with what was observed on the wire. A spec covering a requirement with a
+// deviation asserts kube-apiserver's behaviour; reports show the difference.
+type Deviation struct {
+	Observed string `json:"observed"` // what kube-apiserver answers (status, reason, message)
+	DocSays  string `json:"docSays"`  // the document sentence it differs from
+	Version  string `json:"version"`  // kube-apiserver release it was observed on
+}
+
+// Requirement is one catalogue entry.
+type Requirement struct {
+	ID            string     `json:"id"`   // stable, e.g. RV-LIST-EXACT-LIMIT
+	Area          string     `json:"area"` // suite folder: resourceversion, paging, watch, ...
+	Title         string     `json:"title"`
+	Level         Level      `json:"level"`
+	Source        Source     `json:"source"`
+	Since         string     `json:"since,omitempty"`         // Kubernetes release that introduced a newer rule
+	KubeAPIServer string     `json:"kubeAPIServer,omitempty"` // how kube-apiserver behaves where the doc is loose
+	Deviation     *Deviation `json:"deviation,omitempty"`     // known kube-apiserver deviation from the doc
+	Untestable    string     `json:"untestable,omitempty"`    // why no spec can check it from outside a server
+}
