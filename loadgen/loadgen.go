@@ -36,7 +36,8 @@ type Plan struct {
 // DefaultPlan is the load `make bench-compare` drives.
 var DefaultPlan = Plan{Objects: 10000, Concurrency: 8, PageSize: 500, ListRounds: 3, Watchers: 100, WatchEvents: 1000}
 
-func (p Plan) withDefaults() Plan {
+// WithDefaults fills zero fields from DefaultPlan.
+func (p Plan) WithDefaults() Plan {
 	d := DefaultPlan
 	if p.Objects > 0 {
 		d.Objects = p.Objects
@@ -93,7 +94,7 @@ const (
 
 // Run drives the plan against the target and reports each phase.
 func Run(ctx context.Context, t Target, plan Plan) (Result, error) {
-	plan = plan.withDefaults()
+	plan = plan.WithDefaults()
 	r := &runner{t: t, plan: plan}
 	ns, err := r.createNamespace(ctx)
 	if err != nil {

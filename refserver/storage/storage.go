@@ -4,6 +4,43 @@
 // takes the next value of one global revision counter (as etcd does); past
 // revisions stay readable until they are compacted away, and watchers receive
 // every change after a revision in revision order.
+//
+// # Design of the implementation (MVCCStore)
+//
+// NewMemory and OpenBolt return the same engine; the bbolt backend only adds
+// a file that every write and compaction is committed to (fsync) before the
+// call returns, and from which the engine is rebuilt at open.
+//
+// Keys sit in one ordered index (a treap) holding each key's retained
+// versions, oldest first; a read at revision R takes, per key, the last
+// version at or below R, so deleted keys stay visible to older revisions
+// and keys created later are absent. Sorted keys make a List page cost
+// O(log n + page) instead of a scan of all keys. Each index node also counts
+// the keys live now in its subtree, so ListResult.Remaining is O(log n) at
+// the current revision and O(log n + writes since R) at an older one.
+// Besides the index, a revision log holds one entry per revision after the
+// compacted one; watch replay reads it, and compaction walks only the
+// dropped part of it, so compacting costs what it drops.
+//
+// Every write runs under the store's lock: it takes the next revision,
+// updates index and log, and appends the event to each matching watcher's
+// queue. Watch registers its watcher and takes its replay snapshot (a
+// slice of the log after the start revision) under that same lock, so
+// revisions up to registration come from the snapshot and all later ones
+// from the queue: the replay-to-live handoff has no gap and no duplicate.
+// Compaction only reslices the log, never overwrites it, so a replaying
+// watcher keeps its snapshot even if compaction drops that history.
+//
+// Writers never block on a watcher: appending to a queue is a non-blocking
+// step, and each watcher's own goroutine moves events from the queue to its
+// (unbuffered) Events channel. A watcher holding more than
+// Options.WatchBuffer undelivered events is ended with ErrWatcherTooSlow.
+// RequestProgress queues a PROGRESS event behind the events already queued,
+// so it arrives after every earlier change for that watcher.
+//
+// Value slices in results and events are shared with the store and with
+// other watchers: callers must treat them as read-only. Values passed in
+// are copied.
 package storage
 
 import (

@@ -17,6 +17,10 @@ type Source struct {
 	Doc     string `json:"doc"`             // file name under shared/docs, e.g. 000_3a1b3094088024c1.txt
 	Section string `json:"section"`         // section heading in that document
 	Quote   string `json:"quote,omitempty"` // the short phrase that states the rule
+	// Ref points at the upstream text (KEP, newer page revision, API reference)
+	// for rules newer than the stored documents; Doc/Section then name the
+	// stored passage the rule extends or replaces.
+	Ref string `json:"ref,omitempty"`
 }
 
 // Deviation records where a real kube-apiserver differs from the document,

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apiconform/apiconform/reports/result"
+	"github.com/apiconform/apiconform/reports/sample"
+)
+
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return -1
+}
+
+func TestRunReport(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.json")
+	kube := filepath.Join(dir, "kube.json")
+	if err := result.WriteFile(ref, sample.RefServer()); err != nil {
+		t.Fatal(err)
+	}
+	if err := result.WriteFile(kube, sample.KubeAPIServer()); err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(dir, "garbage.json")
+	future := filepath.Join(dir, "future.json")
+	os.WriteFile(garbage, []byte("{not json"), 0o644)
+	os.WriteFile(future, []byte(`{"schemaVersion":"apiconform.io/result/v2"}`), 0o644)
+
+	cases := []struct {
+		name     string
+		args     []string
+		opts     reportOptions
+		wantCode int
+		wantErr  string
+		contains []string // in stdout, or in the --out file
+	}{
+		{name: "terminal single", args: []string{ref}, opts: reportOptions{format: "terminal"},
+			contains: []string{"MUST conformance", "refserver", "Failures (1)"}},
+		{name: "md compare", args: []string{ref, kube}, opts: reportOptions{format: "md"},
+			contains: []string{"## Changes against refserver", "🔻 **regression**", "| refserver | kube-apiserver |"}},
+		{name: "html to file", args: []string{ref, kube}, opts: reportOptions{format: "html", out: filepath.Join(dir, "m.html")},
+			contains: []string{"<!DOCTYPE html>", "kube-apiserver"}},
+		{name: "junit", args: []string{ref}, opts: reportOptions{format: "junit"}, contains: []string{"<testsuites"}},
+		{name: "json compare", args: []string{ref, kube}, opts: reportOptions{format: "json"}, contains: []string{`"schema": "apiconform.io/matrix/v1"`}},
+		{name: "regression gate", args: []string{ref, kube}, opts: reportOptions{format: "md", failOnRegression: true},
+			wantCode: exitFailed, wantErr: "1 regression(s) against refserver"},
+		{name: "no regression", args: []string{kube, kube}, opts: reportOptions{format: "md", failOnRegression: true}},
+		{name: "missing file", args: []string{filepath.Join(dir, "nope.json")}, opts: reportOptions{format: "md"},
+			wantCode: exitUsage, wantErr: "no such file"},
+		{name: "garbage", args: []string{garbage}, opts: reportOptions{format: "md"}, wantCode: exitUsage, wantErr: "not an apiconform result"},
+		{name: "future schema", args: []string{ref, future}, opts: reportOptions{format: "md"}, wantCode: exitUsage, wantErr: "not supported"},
+		{name: "bad format", args: []string{ref}, opts: reportOptions{format: "pdf"}, wantCode: exitUsage, wantErr: "--format"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := runReport(&out, tc.args, &tc.opts)
+			if code := exitCode(err); code != tc.wantCode {
+				t.Fatalf("exit %d (%v), want %d", code, err, tc.wantCode)
+			}
+			if tc.wantErr != "" {
+				if !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("error %q, want one line containing %q", err, tc.wantErr)
+				}
+			}
+			text := out.String()
+			if tc.opts.out != "" {
+				b, err := os.ReadFile(tc.opts.out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text = string(b)
+			}
+			for _, c := range tc.contains {
+				if !strings.Contains(text, c) {
+					t.Errorf("output lacks %q", c)
+				}
+			}
+		})
+	}
+}

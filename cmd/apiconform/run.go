@@ -1,0 +1,452 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/spf13/cobra"
+
+	"github.com/apiconform/apiconform/reports"
+	"github.com/apiconform/apiconform/reports/render"
+	"github.com/apiconform/apiconform/reports/result"
+	"github.com/apiconform/apiconform/spec/catalog"
+	_ "github.com/apiconform/apiconform/suites/all" // registers every suite's specs
+	"github.com/apiconform/apiconform/suites/framework"
+	"github.com/apiconform/apiconform/suites/runner"
+)
+
+// runOptions are the flags of `apiconform run`.
+type runOptions struct {
+	target     targetFlags
+	targetName string
+
+	focus, skip []string // areas or requirement IDs
+	level       string
+	labelFilter string
+	parallel    int
+
+	out     string
+	formats []string
+	failOn  string
+
+	allowKnownDeviations bool
+	dryRun, failFast     bool
+	verbose, quiet       bool
+
+	timeout, requestTimeout, watchTimeout time.Duration
+
+	// workerResult is set when this process is one of `-p N`'s workers: it
+	// writes its result there and renders nothing.
+	workerResult string
+}
+
+func newRunOptions() *runOptions {
+	return &runOptions{level: "may", parallel: 1, out: "out", formats: []string{"json", "junit", "md", "html"},
+		failOn: "must", timeout: time.Hour, requestTimeout: framework.DefaultRequestTimeout,
+		watchTimeout: framework.DefaultWatchTimeout}
+}
+
+func newRunCmd() *cobra.Command {
+	o := newRunOptions()
+	cmd := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Run the conformance suites against a target (default: the embedded reference server)",
+		Long: `Run the conformance suites against a server that speaks the Kubernetes API.
+
+With no --kubeconfig and no --server, the embedded reference server is started
+on 127.0.0.1 and tested, so one command shows a full report. The target comes
+from a kubeconfig (exec plugins, client certificates and tokens all work) or
+from --server with --token (default $APICONFORM_TOKEN).
+
+Each spec works in its own namespace ac-<area>-<random> and deletes it after;
+it never touches objects it did not create. Specs that need a capability the
+target lacks (CRDs, watch lists, the reference server's hooks) are skipped
+with the reason. The matrix is printed; OUT gets result.json (re-render it with
+"apiconform report"), junit.xml, report.md and report.html.
+
+Exit codes: 0 when no spec at or above --fail-on failed, 1 otherwise, 2 for bad
+usage or when the target cannot be reached (refused, TLS, 401/403).`,
+		Example: `  apiconform run
+  apiconform run --kubeconfig ~/.kube/config --out out/cluster
+  apiconform run --server https://127.0.0.1:6443 --token "$TOKEN" --certificate-authority ca.crt --focus dryrun
+  apiconform run --kubeconfig kc --focus APPLY-CONFLICT,FV-WARN --level must -p 4
+  apiconform run --dry-run --focus fieldvalidation`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runRun(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+		},
+	}
+	f := cmd.Flags()
+	o.target.register(f)
+	f.StringVar(&o.targetName, "target-name", "", "how reports name the target (default: refserver, the kubeconfig context, or the server host)")
+	f.StringSliceVar(&o.focus, "focus", nil, "run only these areas or requirement IDs (repeatable, comma-separated): "+strings.Join(catalog.KnownAreas, ", ")+", or an ID from `apiconform spec`")
+	f.StringSliceVar(&o.skip, "skip", nil, "skip these areas or requirement IDs")
+	f.StringVar(&o.level, "level", o.level, "run only specs of requirements at or above this level: must, should or may")
+	f.StringVar(&o.labelFilter, "label-filter", "", "extra Ginkgo label filter, e.g. 'area:apply && !req:APPLY-FORCE'")
+	f.IntVarP(&o.parallel, "parallel", "p", o.parallel, "run the areas in N worker processes")
+	f.StringVarP(&o.out, "out", "o", o.out, "directory for the report files (\"\" writes none)")
+	f.StringSliceVar(&o.formats, "format", o.formats, "report files to write into --out: json, junit, md, html")
+	f.StringVar(&o.failOn, "fail-on", o.failOn, "exit 1 when a spec of this level or above failed: must, should, may or none")
+	f.BoolVar(&o.allowKnownDeviations, "allow-known-deviations", false, "do not fail the run for specs whose every requirement has a catalogued kube-apiserver deviation")
+	f.BoolVar(&o.dryRun, "dry-run", false, "list the selected specs and their requirements without running them")
+	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first failure")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "print Ginkgo's own output")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress and no matrix, only the summary line")
+	f.DurationVar(&o.timeout, "timeout", o.timeout, "deadline of the whole run")
+	f.DurationVar(&o.requestTimeout, "request-timeout", o.requestTimeout, "deadline of each request")
+	f.DurationVar(&o.watchTimeout, "watch-timeout", o.watchTimeout, "upper bound of each watch stream")
+	f.StringVar(&o.workerResult, "worker-result", "", "")
+	_ = f.MarkHidden("worker-result")
+	return cmd
+}
+
+func init() { rootCmd.AddCommand(newRunCmd()) }
+
+var errNoSpecs = errors.New("no spec matched the selection (see `apiconform run --dry-run`)")
+
+func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error {
+	sel, err := resolveSelection(o.focus, o.skip, o.level)
+	if err != nil {
+		return withExit(exitUsage, err)
+	}
+	gate, err := parseGate(o.failOn)
+	if err != nil {
+		return withExit(exitUsage, err)
+	}
+	formats, err := parseFileFormats(o.formats)
+	if err != nil {
+		return withExit(exitUsage, err)
+	}
+	if o.parallel < 1 {
+		return withExit(exitUsage, fmt.Errorf("--parallel must be at least 1, got %d", o.parallel))
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.timeout+time.Minute)
+	defer cancel()
+
+	cfg := runner.Config{
+		Areas: sel.areas, Requirements: sel.requirements, SkipAreas: sel.skipAreas, SkipRequirements: sel.skipRequirements,
+		LabelFilter: o.labelFilter, DryRun: o.dryRun, FailFast: o.failFast, Timeout: o.timeout,
+		Verbose: o.verbose,
+	}
+	if o.verbose {
+		cfg.Output = stderr // Ginkgo's own console output
+	}
+	if o.dryRun {
+		report, err := runner.Run(ctx, cfg)
+		if err != nil {
+			return withExit(exitUsage, err)
+		}
+		return listSpecs(stdout, report)
+	}
+
+	target, cleanup, err := o.target.resolve(ctx, stderr)
+	if err != nil {
+		return withExit(exitUsage, err)
+	}
+	defer cleanup()
+	if o.targetName != "" {
+		target.Name = o.targetName
+	}
+	target.RequestTimeout, target.WatchTimeout = o.requestTimeout, o.watchTimeout
+	version, err := preflight(ctx, target)
+	if err != nil {
+		return withExit(exitUsage, err)
+	}
+
+	var res result.Result
+	if o.parallel > 1 && o.workerResult == "" {
+		res, err = runWorkers(ctx, o, sel, target, stderr)
+	} else {
+		res, err = runInProcess(ctx, o, cfg, target, version, stderr)
+	}
+	if err != nil {
+		return withExit(exitUsage, err)
+	}
+	if o.workerResult != "" {
+		return result.WriteFile(o.workerResult, res)
+	}
+	if len(res.Specs) == 0 {
+		return withExit(exitUsage, errNoSpecs)
+	}
+
+	rep := reports.Build(reports.FromCatalog(), res)
+	written, err := writeReportFiles(o.out, formats, res, rep)
+	if err != nil {
+		return withExit(exitUsage, err)
+	}
+	if !o.quiet {
+		if err := render.WriteTerminal(stdout, rep, isTerminal(stdout)); err != nil {
+			return withExit(exitUsage, err)
+		}
+	}
+	c := res.Counts()
+	where := ""
+	if len(written) > 0 {
+		where = "; reports: " + strings.Join(written, ", ")
+	}
+	fmt.Fprintf(stdout, "%s: %d passed, %d failed, %d skipped in %s%s\n", res.Target.Name, c.Passed, c.Failed, c.Skipped,
+		time.Duration(res.Duration).Round(time.Second), where)
+	failing := gate.failing(res, o.allowKnownDeviations)
+	if len(failing) > 0 {
+		return withExit(exitFailed, fmt.Errorf("%d failed spec(s) at or above --fail-on=%s, first: %s", len(failing), o.failOn, failing[0]))
+	}
+	return nil
+}
+
+// runInProcess runs the selected specs in this process with live progress.
+func runInProcess(ctx context.Context, o *runOptions, cfg runner.Config, target framework.Target, version string, stderr io.Writer) (result.Result, error) {
+	cfg.Target = target
+	progress := newProgressPrinter(stderr, o.quiet)
+	cfg.Progress = progress.update
+	if o.workerResult != "" {
+		cfg.Progress = progress.workerLine
+	}
+	report, err := runner.Run(ctx, cfg)
+	progress.finish()
+	if err != nil {
+		return result.Result{}, err
+	}
+	caps := framework.Caps()
+	if version == "" {
+		version = caps.GitVersion
+	}
+	return result.FromGinkgo(report, result.Target{Name: target.Name, Server: framework.ServerURL(), Version: version,
+		Capabilities: caps.CapabilityMap()}), nil
+}
+
+// selection is what --focus, --skip and --level select, in runner terms.
+type selection struct {
+	areas, requirements         []string
+	skipAreas, skipRequirements []string
+}
+
+// resolveSelection sorts each name into an area or a requirement ID and
+// applies the level: focused requirement IDs below it are dropped, and with
+// no requirement focus the level becomes the list of requirements at or above it.
+func resolveSelection(focus, skip []string, level string) (selection, error) {
+	var sel selection
+	min, err := parseLevel(level)
+	if err != nil {
+		return sel, err
+	}
+	classify := func(names []string, flag string, toAreas, toReqs *[]string) error {
+		for _, n := range names {
+			n = strings.TrimSpace(n)
+			switch {
+			case n == "":
+			case slices.Contains(catalog.KnownAreas, n):
+				*toAreas = append(*toAreas, n)
+			default:
+				if _, ok := catalog.ByID(n); !ok {
+					return fmt.Errorf("%s %q is neither an area (%s) nor a requirement ID (see `apiconform spec`)",
+						flag, n, strings.Join(catalog.KnownAreas, ", "))
+				}
+				*toReqs = append(*toReqs, n)
+			}
+		}
+		return nil
+	}
+	if err := classify(focus, "--focus", &sel.areas, &sel.requirements); err != nil {
+		return sel, err
+	}
+	if err := classify(skip, "--skip", &sel.skipAreas, &sel.skipRequirements); err != nil {
+		return sel, err
+	}
+	if min == catalog.May {
+		return sel, nil
+	}
+	atLevel := func(id string) bool {
+		r, _ := catalog.ByID(id)
+		return levelRank(r.Level) >= levelRank(min)
+	}
+	if len(sel.requirements) > 0 {
+		sel.requirements = slices.DeleteFunc(sel.requirements, func(id string) bool { return !atLevel(id) })
+		if len(sel.requirements) == 0 {
+			return sel, fmt.Errorf("no focused requirement is at level %s or above", min)
+		}
+		return sel, nil
+	}
+	for _, r := range catalog.All() {
+		if atLevel(r.ID) {
+			sel.requirements = append(sel.requirements, r.ID)
+		}
+	}
+	return sel, nil
+}
+
+func parseLevel(s string) (catalog.Level, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "MUST":
+		return catalog.Must, nil
+	case "SHOULD":
+		return catalog.Should, nil
+	case "MAY", "":
+		return catalog.May, nil
+	}
+	return "", fmt.Errorf("--level %q: want must, should or may", s)
+}
+
+func levelRank(l catalog.Level) int {
+	switch l {
+	case catalog.Must:
+		return 3
+	case catalog.Should:
+		return 2
+	case catalog.May:
+		return 1
+	}
+	return 0
+}
+
+// gate decides which failed specs fail the run; min 0 means none do.
+type gate struct{ min int }
+
+func parseGate(s string) (gate, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "none") {
+		return gate{}, nil
+	}
+	l, err := parseLevel(s)
+	if err != nil {
+		return gate{}, fmt.Errorf("--fail-on %q: want must, should, may or none", s)
+	}
+	return gate{min: levelRank(l)}, nil
+}
+
+// failing lists the failed specs at or above the gate. A failed spec that
+// names no known requirement (a broken suite setup) always counts: the run
+// cannot vouch for anything then. With allowDeviations, a spec whose every
+// requirement has a catalogued kube-apiserver deviation does not count.
+func (g gate) failing(res result.Result, allowDeviations bool) []string {
+	if g.min == 0 {
+		return nil
+	}
+	var out []string
+	for _, s := range res.Specs {
+		if s.Outcome != result.Failed || (allowDeviations && allDeviate(s.Requirements)) {
+			continue
+		}
+		top := 0
+		for _, id := range s.Requirements {
+			if r, ok := catalog.ByID(id); ok {
+				top = max(top, levelRank(r.Level))
+			}
+		}
+		if top == 0 || top >= g.min {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// allDeviate reports whether every requirement has a catalogued kube-apiserver deviation.
+func allDeviate(ids []string) bool {
+	for _, id := range ids {
+		if r, ok := catalog.ByID(id); !ok || r.Deviation == nil {
+			return false
+		}
+	}
+	return len(ids) > 0
+}
+
+// fileFormats maps --format names to renderers and file names.
+var fileFormats = map[string]struct {
+	format render.Format
+	file   string
+}{
+	"json":  {render.JSON, "result.json"},
+	"junit": {render.JUnit, "junit.xml"},
+	"md":    {render.Markdown, "report.md"},
+	"html":  {render.HTML, "report.html"},
+}
+
+func parseFileFormats(names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if n == "markdown" {
+			n = "md"
+		}
+		if _, ok := fileFormats[n]; !ok {
+			return nil, fmt.Errorf("--format %q: want json, junit, md or html", n)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// writeReportFiles writes each format into dir. The JSON file is the result
+// itself (re-renderable with `apiconform report`), not the matrix.
+func writeReportFiles(dir string, formats []string, res result.Result, rep *reports.Report) ([]string, error) {
+	if dir == "" || len(formats) == 0 {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	var written []string
+	for _, name := range formats {
+		path := filepath.Join(dir, fileFormats[name].file)
+		var err error
+		if name == "json" {
+			err = result.WriteFile(path, res)
+		} else {
+			err = writeRendered(path, fileFormats[name].format, rep)
+		}
+		if err != nil {
+			return written, fmt.Errorf("write %s: %w", path, err)
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+func writeRendered(path string, f render.Format, rep *reports.Report) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := render.Render(file, f, rep); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
+
+// listSpecs prints the specs a dry run selected: area, requirements, text.
+func listSpecs(w io.Writer, report types.Report) error {
+	type row struct{ area, reqs, text string }
+	var rows []row
+	for _, s := range report.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt || runner.NotSelected(s) {
+			continue
+		}
+		area := ""
+		for _, l := range s.Labels() {
+			if a, ok := strings.CutPrefix(l, "area:"); ok {
+				area = a
+			}
+		}
+		rows = append(rows, row{area, strings.Join(framework.ReqIDs(s.Labels()), ","), s.FullText()})
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].area < rows[j].area })
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-16s %-40s %s\n", r.area, r.reqs, r.text)
+	}
+	fmt.Fprintf(w, "%d specs selected\n", len(rows))
+	return nil
+}

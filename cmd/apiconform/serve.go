@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apiconform/apiconform/refserver"
+	"github.com/apiconform/apiconform/refserver/auth"
+)
+
+func init() { rootCmd.AddCommand(newServeCmd()) }
+
+func newServeCmd() *cobra.Command {
+	var (
+		cfg            refserver.Config
+		tokenFile      string
+		rulesFile      string
+		kubeconfigFile string
+		noTLS          bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the reference server (the Kubernetes API machinery as documented)",
+		Long: `Run the apiconform reference server: namespaces, configmaps, secrets and
+CustomResourceDefinitions with watch, paging and resourceVersion semantics.
+
+It serves HTTPS with a generated self-signed certificate on --addr, and plain
+HTTP on --insecure-addr when given. Without --token-auth-file it is open to
+every client on its address.`,
+		Example: `  apiconform serve --write-kubeconfig /tmp/ref.kubeconfig
+  apiconform serve --insecure-addr 127.0.0.1:8080 --data-dir /tmp/refdata`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if noTLS {
+				cfg.Addr = ""
+			}
+			if tokenFile != "" {
+				toks, err := auth.LoadTokenFile(tokenFile)
+				if err != nil {
+					return withExit(exitUsage, fmt.Errorf("--token-auth-file: %w", err))
+				}
+				cfg.Tokens = toks
+			}
+			if rulesFile != "" {
+				rules, err := auth.LoadRules(rulesFile)
+				if err != nil {
+					return withExit(exitUsage, fmt.Errorf("--authorization-rules: %w", err))
+				}
+				cfg.Rules = rules
+			}
+			if cfg.Tokens != nil && kubeconfigFile != "" {
+				// The kubeconfig needs a token that works: add an admin one.
+				cfg.AdminToken = refserver.NewToken()
+			}
+			cfg.Logf = func(format string, args ...any) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "apiconform serve: "+format+"\n", args...)
+			}
+			srv, err := refserver.New(cfg)
+			if err != nil {
+				return withExit(exitUsage, err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := srv.Start(ctx); err != nil {
+				_ = srv.Close()
+				return withExit(exitUsage, err)
+			}
+			if kubeconfigFile != "" {
+				if err := os.WriteFile(kubeconfigFile, srv.Kubeconfig(), 0o600); err != nil {
+					_ = srv.Close()
+					return withExit(exitUsage, fmt.Errorf("--write-kubeconfig: %w", err))
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "apiconform reference server listening on %s\n", srv.URL())
+			if u := srv.InsecureURL(); u != "" && u != srv.URL() {
+				fmt.Fprintf(cmd.OutOrStdout(), "plain HTTP on %s\n", u)
+			}
+			if kubeconfigFile != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "kubeconfig written to %s\n", kubeconfigFile)
+			}
+			<-ctx.Done()
+			return srv.Close()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Addr, "addr", "127.0.0.1:6443", "HTTPS listen address (self-signed certificate for 127.0.0.1, ::1, localhost)")
+	f.BoolVar(&noTLS, "no-tls", false, "do not serve HTTPS (use with --insecure-addr)")
+	f.StringVar(&cfg.InsecureAddr, "insecure-addr", "", "also serve plain HTTP on this address")
+	f.BoolVar(&cfg.AllowNonLoopback, "allow-non-loopback", false, "allow listening on non-loopback addresses")
+	f.StringVar(&cfg.DataDir, "data-dir", "", "keep objects in a bbolt file in this directory (survives restarts); default in memory")
+	f.DurationVar(&cfg.HistoryWindow, "history-window", 5*time.Minute, "how long past revisions stay readable")
+	f.IntVar(&cfg.HistoryMaxRevisions, "history-max-revisions", 0, "at most this many revisions stay readable (0 = no limit)")
+	f.StringVar(&tokenFile, "token-auth-file", "", "kube-apiserver style token CSV: token,user,uid,\"group1,group2\"")
+	f.StringVar(&rulesFile, "authorization-rules", "", "YAML rules: {rules: [{users|groups, verbs, resources}]} with * wildcards")
+	f.BoolVar(&cfg.EnableAdminEndpoints, "enable-admin-endpoints", false, "serve /apiconform/admin (compaction) to admin and system:masters users")
+	f.DurationVar(&cfg.BookmarkInterval, "bookmark-interval", time.Minute, "how often watches with allowWatchBookmarks get a BOOKMARK")
+	f.DurationVar(&cfg.RevisionWait, "revision-wait", 3*time.Second, "how long a read waits for a future resourceVersion before 504")
+	f.StringVar(&kubeconfigFile, "write-kubeconfig", "", "write a kubeconfig for clients (server, CA data, token) to this file")
+	_ = context.Background
+	return cmd
+}

@@ -1,0 +1,225 @@
+// Package apiserver is the reference server's HTTP layer: routing, query
+// parsing, content negotiation, Status rendering and watch streaming. It
+// speaks the wire and the registry; it knows nothing of storage.
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apiconform/apiconform/refserver/auth"
+	"github.com/apiconform/apiconform/refserver/faults"
+	"github.com/apiconform/apiconform/refserver/registry"
+)
+
+// MaxBodyBytes is the largest request body accepted (kube-apiserver's 3 MiB).
+const MaxBodyBytes = 3 << 20
+
+// Config configures the HTTP layer.
+type Config struct {
+	Registry *registry.Registry
+	// Tokens authenticates bearer tokens; nil means an open server (anonymous is admin).
+	Tokens auth.Tokens
+	// Rules authorizes requests; nil allows every authenticated user.
+	Rules *auth.Rules
+	// AdminEndpoints serves /apiconform/admin.
+	AdminEndpoints bool
+	// BookmarkInterval is how often watches with allowWatchBookmarks get a BOOKMARK (0 = 1 minute).
+	BookmarkInterval time.Duration
+	// MaxWatchTimeout caps a watch without timeoutSeconds (0 = 30 minutes).
+	MaxWatchTimeout time.Duration
+	Faults          faults.Set
+	// Logf logs server-side events (nil = log.Printf).
+	Logf func(format string, args ...any)
+}
+
+// Handler serves the Kubernetes API.
+type Handler struct {
+	cfg Config
+	reg *registry.Registry
+}
+
+// New builds the handler.
+func New(cfg Config) *Handler {
+	if cfg.BookmarkInterval <= 0 {
+		cfg.BookmarkInterval = time.Minute
+	}
+	if cfg.MaxWatchTimeout <= 0 {
+		cfg.MaxWatchTimeout = 30 * time.Minute
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = log.Printf
+	}
+	return &Handler{cfg: cfg, reg: cfg.Registry}
+}
+
+type ctxKey int
+
+const userKey ctxKey = 0
+
+func userOf(ctx context.Context) auth.User {
+	u, _ := ctx.Value(userKey).(auth.User)
+	return u
+}
+
+// ServeHTTP authenticates, recovers from panics and routes.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			h.cfg.Logf("panic serving %s %s: %v\n%s", r.Method, r.URL.Path, v, debug.Stack())
+			writeStatus(w, r, apierrors.NewInternalError(fmt.Errorf("%v", v)))
+		}
+	}()
+	user, ok := h.authenticate(r)
+	if !ok {
+		writeStatus(w, r, errUnauthorized())
+		return
+	}
+	r = r.WithContext(context.WithValue(r.Context(), userKey, user))
+	p := r.URL.Path
+	switch {
+	case p == "/livez" || p == "/readyz" || p == "/healthz" || strings.HasPrefix(p, "/livez/") || strings.HasPrefix(p, "/readyz/") || strings.HasPrefix(p, "/healthz/"):
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		_, _ = io.WriteString(w, "ok")
+	case p == "/version" || p == "/version/":
+		writeObject(w, r, 200, versionInfo())
+	case p == "/apiconform/admin" || strings.HasPrefix(p, "/apiconform/admin/"):
+		h.serveAdmin(w, r)
+	case p == "/openapi/v2" || strings.HasPrefix(p, "/openapi/"):
+		h.serveOpenAPI(w, r)
+	case p == "/api" || p == "/api/" || p == "/apis" || p == "/apis/":
+		h.serveDiscoveryRoot(w, r)
+	case strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/"):
+		h.serveAPI(w, r)
+	case p == "/":
+		writeObject(w, r, 200, map[string]any{"paths": []string{"/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v2", "/openapi/v3", "/readyz", "/version"}})
+	default:
+		writeStatus(w, r, errNotFoundResource())
+	}
+}
+
+func (h *Handler) authenticate(r *http.Request) (auth.User, bool) {
+	if h.cfg.Tokens == nil {
+		return auth.User{Name: "admin", Groups: []string{"system:masters", "system:authenticated"}}, true
+	}
+	a := r.Header.Get("Authorization")
+	if tok, ok := strings.CutPrefix(a, "Bearer "); ok {
+		u, found := h.cfg.Tokens[strings.TrimSpace(tok)]
+		return u, found
+	}
+	if a != "" {
+		return auth.User{}, false
+	}
+	return auth.Anonymous, true
+}
+
+// authorize answers 403 in kube-apiserver's words when the user may not act.
+func (h *Handler) authorize(r *http.Request, verb string, ri *requestInfo) error {
+	u := userOf(r.Context())
+	res := ri.resource
+	if ri.group != "" {
+		res += "." + ri.group
+	}
+	if u.Name == auth.Anonymous.Name && h.cfg.Tokens != nil && h.cfg.Rules == nil {
+		return h.forbidden(u, verb, ri)
+	}
+	if h.cfg.Rules.Allows(u, verb, res) {
+		return nil
+	}
+	return h.forbidden(u, verb, ri)
+}
+
+func (h *Handler) forbidden(u auth.User, verb string, ri *requestInfo) error {
+	scope := "at the cluster scope"
+	if ri.namespace != "" {
+		scope = fmt.Sprintf("in the namespace %q", ri.namespace)
+	}
+	res := ri.resource
+	if ri.subresource != "" {
+		res += "/" + ri.subresource
+	}
+	msg := fmt.Sprintf("User %q cannot %s resource %q in API group %q %s", u.Name, verb, res, ri.group, scope)
+	se := apierrors.NewForbidden(schemaGR(ri.group, ri.resource), ri.name, fmt.Errorf("%s", msg))
+	se.ErrStatus.Message = fmt.Sprintf("%s %q is forbidden: %s", res, ri.name, msg)
+	if ri.name == "" {
+		se.ErrStatus.Message = fmt.Sprintf("%s is forbidden: %s", res, msg)
+	}
+	return se
+}
+
+// serveAdmin: GET /apiconform/admin and POST /apiconform/admin/compact.
+func (h *Handler) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	if !h.cfg.AdminEndpoints {
+		writeStatus(w, r, errNotFoundResource())
+		return
+	}
+	u := userOf(r.Context())
+	if !u.IsAdmin() {
+		writeStatus(w, r, apierrors.NewForbidden(schemaGR("", ""), "", fmt.Errorf("user %q may not use the admin endpoints", u.Name)))
+		return
+	}
+	switch strings.TrimSuffix(r.URL.Path, "/") {
+	case "/apiconform/admin":
+		if r.Method != http.MethodGet {
+			writeStatus(w, r, errMethodNotAllowed())
+			return
+		}
+		writeObject(w, r, 200, map[string]any{"endpoints": []string{"compact"}})
+	case "/apiconform/admin/compact":
+		if r.Method != http.MethodPost {
+			writeStatus(w, r, errMethodNotAllowed())
+			return
+		}
+		st := h.reg.Store()
+		rev := st.CurrentRevision()
+		if err := st.Compact(rev); err != nil {
+			writeStatus(w, r, apierrors.NewInternalError(err))
+			return
+		}
+		writeObject(w, r, 200, map[string]any{"compactedRevision": rev})
+	default:
+		writeStatus(w, r, errNotFoundResource())
+	}
+}
+
+func versionInfo() map[string]any {
+	return map[string]any{
+		"major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+		"minCompatibilityMajor": "1", "minCompatibilityMinor": "35",
+		"gitVersion": "v1.36.3-apiconform", "gitCommit": "0000000000000000000000000000000000000000",
+		"gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z", "goVersion": goVersion(),
+		"compiler": "gc", "platform": platform(),
+	}
+}
+
+// readBody reads at most MaxBodyBytes; a larger body is a 413.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("reading the request body: %v", err))
+	}
+	if len(b) > MaxBodyBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
+	}
+	return b, nil
+}
+
+var _ = json.Marshal
+var _ = metav1.Now

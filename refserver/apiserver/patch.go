@@ -1,0 +1,366 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/apiconform/apiconform/refserver/registry"
+)
+
+func typesUID(s string) types.UID { return types.UID(s) }
+
+// Patch media types.
+const (
+	JSONPatch      = "application/json-patch+json"
+	MergePatch     = "application/merge-patch+json"
+	StrategicPatch = "application/strategic-merge-patch+json"
+	ApplyPatch     = "application/apply-patch+yaml"
+)
+
+// ApplyPatchBytes applies a patch of the given media type to a JSON document.
+// strategic is the Go type whose tags drive a strategic merge (nil: unsupported).
+func ApplyPatchBytes(patchType string, cur, patch []byte, strategic any) ([]byte, error) {
+	switch patchType {
+	case JSONPatch:
+		p, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		out, err := p.Apply(cur)
+		if err != nil {
+			return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 422, Reason: metav1.StatusReasonInvalid, Message: err.Error()}}
+		}
+		return out, nil
+	case MergePatch:
+		var v any
+		if err := json.Unmarshal(patch, &v); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		out, err := jsonpatch.MergePatch(cur, patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return out, nil
+	case StrategicPatch:
+		if strategic == nil {
+			return nil, errUnsupportedPatch()
+		}
+		var v map[string]any
+		if err := json.Unmarshal(patch, &v); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		out, err := strategicpatch.StrategicMergePatch(cur, patch, strategic)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return out, nil
+	}
+	return nil, errUnsupportedPatch()
+}
+
+func errUnsupportedPatch() error {
+	return plainStatus(415, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type")
+}
+
+func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo) error {
+	dry, err := dryRun(r)
+	if err != nil {
+		return err
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch mt {
+	case JSONPatch, MergePatch, ApplyPatch:
+	case StrategicPatch:
+		if ri.kind.StrategicMerge == nil {
+			return errUnsupportedPatch()
+		}
+	default:
+		return errUnsupportedPatch()
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	opts := registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r)}
+	if mt != ApplyPatch && r.URL.Query().Get("force") != "" {
+		msg := "may not be specified for non-apply patch"
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 422, Reason: metav1.StatusReasonInvalid,
+			Message: "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: " + msg,
+			Details: &metav1.StatusDetails{Group: "meta.k8s.io", Kind: "PatchOptions", Causes: []metav1.StatusCause{{Type: metav1.CauseType("FieldValueForbidden"), Message: "Forbidden: " + msg, Field: "force"}}}}}
+	}
+	if mt == ApplyPatch {
+		return h.apply(w, r, ri, body, opts)
+	}
+	if ri.subresource == "scale" {
+		return h.patchScale(w, r, ri, mt, body, dry)
+	}
+	var unknown []string
+	out, err := h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
+		curJSON, _ := json.Marshal(cur)
+		next, err := ApplyPatchBytes(mt, curJSON, body, ri.kind.StrategicMerge)
+		if err != nil {
+			return nil, err
+		}
+		obj, unk, err := DecodeObject(ri.kind, ri.version, next)
+		unknown = unk
+		if err != nil {
+			return nil, err
+		}
+		// A patch may carry a resourceVersion precondition; otherwise none.
+		if rv := registry.Meta(obj)["resourceVersion"]; rv == registry.Meta(cur)["resourceVersion"] {
+			delete(registry.Meta(obj), "resourceVersion")
+		}
+		if err := checkIdentity(ri, obj); err != nil {
+			return nil, err
+		}
+		return obj, h.fieldValidation(w, r, ri, unknown, next)
+	})
+	if err != nil {
+		return err
+	}
+	writeObject(w, r, 200, out)
+	return nil
+}
+
+// checkIdentity rejects patches that change the name or namespace.
+func checkIdentity(ri *requestInfo, obj registry.Object) error {
+	m := registry.Meta(obj)
+	if name, _ := m["name"].(string); name != ri.name {
+		return apierrors.NewBadRequest("the name of the object (" + name + ") does not match the name on the URL (" + ri.name + ")")
+	}
+	if ns, _ := m["namespace"].(string); ri.kind.Namespaced && ns == "" {
+		m["namespace"] = ri.namespace
+	} else if ri.kind.Namespaced && ns != ri.namespace {
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// apply is a small server-side apply: the applied configuration is created
+// when absent, else merged over the live object (no field ownership).
+func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo, body []byte, opts registry.WriteOptions) error {
+	if r.URL.Query().Get("fieldManager") == "" {
+		msg := "is required for apply patch"
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 422, Reason: metav1.StatusReasonInvalid,
+			Message: "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: " + msg,
+			Details: &metav1.StatusDetails{Group: "meta.k8s.io", Kind: "PatchOptions", Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Message: "Required value: " + msg, Field: "fieldManager"}}}}}
+	}
+	raw, err := toJSON("application/yaml", body)
+	if err != nil {
+		return err
+	}
+	applied, unknown, err := DecodeObject(ri.kind, ri.version, raw)
+	if err != nil {
+		return err
+	}
+	if err := checkIdentity(ri, applied); err != nil {
+		return err
+	}
+	if err := h.fieldValidation(w, r, ri, unknown, nil); err != nil {
+		return err
+	}
+	manager := r.URL.Query().Get("fieldManager")
+	force := r.URL.Query().Get("force") == "true"
+	fm := ri.kind.FieldManagers[ri.version]
+	if fm == nil {
+		return errUnsupportedPatch()
+	}
+	opts.Applied = true
+	out, err := h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
+		merged, err := fm.Apply(cur, applied, manager, force)
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(merged)
+		obj, _, err := DecodeObject(ri.kind, ri.version, b)
+		if err != nil {
+			return nil, err
+		}
+		if rv := registry.Meta(obj)["resourceVersion"]; rv == registry.Meta(cur)["resourceVersion"] {
+			delete(registry.Meta(obj), "resourceVersion")
+		}
+		return obj, nil
+	})
+	if apierrors.IsNotFound(err) && ri.subresource == "" {
+		merged, aerr := fm.Apply(nil, applied, manager, force)
+		if aerr != nil {
+			return aerr
+		}
+		created, cerr := h.reg.Create(r.Context(), ri.kind, ri.version, ri.namespace, merged, opts)
+		if cerr != nil {
+			return cerr
+		}
+		writeObject(w, r, http.StatusCreated, created)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	writeObject(w, r, 200, out)
+	return nil
+}
+
+// ---- /scale ----
+
+func pathParts(p string) []string { return strings.Split(strings.TrimPrefix(p, "."), ".") }
+
+func getPath(obj registry.Object, p string) any {
+	var cur any = obj
+	for _, part := range pathParts(p) {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[part]
+	}
+	return cur
+}
+
+func setPath(obj registry.Object, p string, v any) {
+	parts := pathParts(p)
+	m := obj
+	for _, part := range parts[:len(parts)-1] {
+		next, ok := m[part].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[part] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = v
+}
+
+func toInt64(v any) int64 {
+	switch n := v.(type) {
+	case float64:
+		return int64(n)
+	case int64:
+		return n
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	}
+	return 0
+}
+
+func scaleOf(ri *requestInfo, obj registry.Object) map[string]any {
+	m := registry.Meta(obj)
+	sm := map[string]any{"name": m["name"], "uid": m["uid"], "resourceVersion": m["resourceVersion"], "creationTimestamp": m["creationTimestamp"]}
+	if ri.kind.Namespaced {
+		sm["namespace"] = m["namespace"]
+	}
+	status := map[string]any{"replicas": toInt64(getPath(obj, ri.kind.Scale.StatusReplicasPath))}
+	if p := ri.kind.Scale.LabelSelectorPath; p != "" {
+		if s, ok := getPath(obj, p).(string); ok {
+			status["selector"] = s
+		}
+	}
+	return map[string]any{"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": sm,
+		"spec": map[string]any{"replicas": toInt64(getPath(obj, ri.kind.Scale.SpecReplicasPath))}, "status": status}
+}
+
+func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, ri *requestInfo, obj registry.Object) error {
+	writeObject(w, r, 200, scaleOf(ri, obj))
+	return nil
+}
+
+// setReplicas writes a Scale's spec.replicas into the object.
+func (h *Handler) setReplicas(r *http.Request, ri *requestInfo, dry bool, scaleFn func(cur map[string]any) (map[string]any, error)) (registry.Object, error) {
+	return h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, registry.WriteOptions{DryRun: dry}, func(cur registry.Object) (registry.Object, error) {
+		sc, err := scaleFn(scaleOf(ri, cur))
+		if err != nil {
+			return nil, err
+		}
+		spec, _ := sc["spec"].(map[string]any)
+		rep, ok := spec["replicas"].(float64)
+		if !ok || rep < 0 || rep != float64(int64(rep)) {
+			return nil, apierrors.NewInvalid(schemaGK("autoscaling", "Scale"), ri.name, fieldErrs("spec.replicas", spec["replicas"], "must be greater than or equal to 0"))
+		}
+		setPath(cur, ri.kind.Scale.SpecReplicasPath, int64(rep))
+		sm, _ := sc["metadata"].(map[string]any)
+		rv, _ := sm["resourceVersion"].(string)
+		if rv == registry.Meta(cur)["resourceVersion"] {
+			rv = ""
+		}
+		registry.Meta(cur)["resourceVersion"] = rv
+		if rv == "" {
+			delete(registry.Meta(cur), "resourceVersion")
+		}
+		return cur, nil
+	})
+}
+
+func (h *Handler) updateScale(w http.ResponseWriter, r *http.Request, ri *requestInfo, dry bool) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	raw, err := toJSON(r.Header.Get("Content-Type"), body)
+	if err != nil {
+		return err
+	}
+	var in map[string]any
+	if err := json.Unmarshal(raw, &in); err != nil || in == nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type Scale): %v", err))
+	}
+	out, err := h.setReplicas(r, ri, dry, func(cur map[string]any) (map[string]any, error) {
+		cm, _ := cur["metadata"].(map[string]any)
+		im, _ := in["metadata"].(map[string]any)
+		if rv, _ := im["resourceVersion"].(string); rv != "" {
+			cm["resourceVersion"] = rv
+		}
+		cur["spec"] = in["spec"]
+		return cur, nil
+	})
+	if err != nil {
+		return err
+	}
+	return h.writeScale(w, r, ri, out)
+}
+
+func (h *Handler) patchScale(w http.ResponseWriter, r *http.Request, ri *requestInfo, mt string, body []byte, dry bool) error {
+	out, err := h.setReplicas(r, ri, dry, func(cur map[string]any) (map[string]any, error) {
+		b, _ := json.Marshal(cur)
+		next, err := ApplyPatchBytes(mt, b, body, nil)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if err := json.Unmarshal(next, &m); err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return m, nil
+	})
+	if err != nil {
+		return err
+	}
+	return h.writeScale(w, r, ri, out)
+}
+
+var _ = strconv.Itoa
+
+// managerOf names the field manager of a request: the fieldManager
+// parameter, else the User-Agent's program name, as kube-apiserver does.
+func managerOf(r *http.Request) string {
+	if m := r.URL.Query().Get("fieldManager"); m != "" {
+		return m
+	}
+	ua := r.Header.Get("User-Agent")
+	if i := strings.Index(ua, "/"); i >= 0 {
+		ua = ua[:i]
+	}
+	if ua == "" {
+		return "unknown"
+	}
+	return ua
+}

@@ -1,0 +1,41 @@
+package apiserver
+
+import (
+	"encoding/json"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/apiconform/apiconform/refserver/registry"
+)
+
+const nameDescription = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
+
+// toTable renders objects as a meta.k8s.io/v1 Table.
+func toTable(k *registry.Kind, items []registry.Object, rv, cont, includeObject string) *metav1.Table {
+	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}}
+	t.ResourceVersion, t.Continue = rv, cont
+	t.ColumnDefinitions = []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: nameDescription}}
+	for _, c := range k.Columns {
+		t.ColumnDefinitions = append(t.ColumnDefinitions, metav1.TableColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority})
+	}
+	t.Rows = []metav1.TableRow{}
+	for _, obj := range items {
+		m := registry.Meta(obj)
+		row := metav1.TableRow{Cells: []any{m["name"]}}
+		for _, c := range k.Columns {
+			row.Cells = append(row.Cells, c.Cell(obj))
+		}
+		switch includeObject {
+		case "None":
+		case "Object":
+			b, _ := json.Marshal(obj)
+			row.Object = runtime.RawExtension{Raw: b}
+		default:
+			b, _ := json.Marshal(map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": m})
+			row.Object = runtime.RawExtension{Raw: b}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

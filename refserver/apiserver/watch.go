@@ -1,0 +1,120 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/apiconform/apiconform/refserver/registry"
+	"github.com/apiconform/apiconform/refserver/rvplan"
+)
+
+// watchEvent is one document of a watch stream.
+type watchEvent struct {
+	Type   string `json:"type"`
+	Object any    `json:"object"`
+}
+
+func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo, f format) error {
+	req, sel, err := h.listParams(r, ri, rvplan.Watch)
+	if err != nil {
+		return err
+	}
+	plan, serr := rvplan.Make(req)
+	if serr != nil {
+		return serr
+	}
+	timeout := h.cfg.MaxWatchTimeout
+	if s := r.URL.Query().Get("timeoutSeconds"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return apierrors.NewBadRequest(fmt.Sprintf("invalid timeoutSeconds %q", s))
+		}
+		if n > 0 {
+			timeout = time.Duration(n) * time.Second
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	flusher, _ := w.(http.Flusher)
+	start := func() {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-cache, private")
+		w.WriteHeader(200)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	enc := json.NewEncoder(w)
+	write := func(ev watchEvent) bool {
+		if err := enc.Encode(ev); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	wt, err := h.reg.Watch(ctx, ri.kind, ri.version, ri.namespace, plan, sel)
+	if err != nil {
+		if registry.IsExpired(err) {
+			// kube-apiserver answers 200 and a single ERROR event carrying the 410.
+			start()
+			write(watchEvent{Type: registry.Error, Object: statusOf(err)})
+			return nil
+		}
+		return err
+	}
+	defer wt.Stop()
+	start()
+	bookmark := func(rev int64, end bool) map[string]any {
+		m := map[string]any{"resourceVersion": strconv.FormatInt(rev, 10)}
+		if end {
+			m["annotations"] = map[string]any{"k8s.io/initial-events-end": "true"}
+		}
+		return map[string]any{"kind": ri.kind.Kind, "apiVersion": ri.kind.APIVersion(ri.version), "metadata": m}
+	}
+	var ticker <-chan time.Time
+	if req.AllowWatchBookmarks {
+		t := time.NewTicker(h.cfg.BookmarkInterval)
+		defer t.Stop()
+		ticker = t.C
+	}
+	lastRev := wt.StartRevision()
+	for {
+		select {
+		case ev, ok := <-wt.Events():
+			if !ok {
+				return nil // stream ends; the client resumes from its last resourceVersion
+			}
+			if ev.Revision > lastRev {
+				lastRev = ev.Revision
+			}
+			var obj any = ev.Object
+			switch {
+			case ev.Type == registry.Bookmark:
+				if !req.AllowWatchBookmarks && !ev.InitialEventsEnd {
+					continue
+				}
+				obj = bookmark(ev.Revision, ev.InitialEventsEnd)
+			case f == formatTable:
+				obj = toTable(ri.kind, []registry.Object{ev.Object}, "", "", r.URL.Query().Get("includeObject"))
+			}
+			if !write(watchEvent{Type: ev.Type, Object: obj}) {
+				return nil
+			}
+		case <-ticker:
+			wt.RequestBookmark()
+		case <-ctx.Done():
+			if req.AllowWatchBookmarks && r.Context().Err() == nil && lastRev > 0 {
+				write(watchEvent{Type: registry.Bookmark, Object: bookmark(lastRev, false)})
+			}
+			return nil
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package registry
+
+import (
+	"encoding/base64"
+	"fmt"
+	"github.com/apiconform/apiconform/refserver/apply"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func builtinKinds(r *Registry) []*Kind {
+	kinds := []*Kind{namespaceKind(), configMapKind(), secretKind(), crdKind(r), frobberKind()}
+	for _, k := range kinds {
+		var fm *apply.Manager
+		var err error
+		if k.FieldManagers != nil {
+			continue
+		}
+		if k.Typed != nil {
+			fm, err = apply.ForBuiltin(k.Kind)
+		} else {
+			fm, err = apply.ForSchema(schema.GroupVersionKind{Group: k.Group, Version: k.StorageVersion(), Kind: k.Kind}, nil)
+		}
+		if err == nil {
+			k.FieldManagers = map[string]*apply.Manager{k.StorageVersion(): fm}
+		}
+	}
+	return kinds
+}
+
+// AgeColumn is the Age column kube-apiserver shows for built-in kinds.
+var AgeColumn = Column{Name: "Age", Type: "string", Description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+	Cell: func(obj Object) any { return age(str(meta(obj)["creationTimestamp"])) }}
+
+// age renders a duration since an RFC 3339 time the way kubectl does (short form).
+func age(ts string) string {
+	t, err := time.Parse(time.RFC3339, ts)
+	if err != nil {
+		return "<unknown>"
+	}
+	d := time.Since(t)
+	switch {
+	case d < 0:
+		return "0s"
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < 10*time.Minute:
+		return fmt.Sprintf("%dm%ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 3*time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}
+
+func namespaceKind() *Kind {
+	return &Kind{
+		Group: "", Versions: []string{"v1"}, Resource: "namespaces", Singular: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
+		ShortNames: []string{"ns"}, StatusSubresource: true,
+		StrategicMerge: corev1.Namespace{}, Typed: func() any { return &corev1.Namespace{} },
+		NameValidation: func(n string) []string { return utilvalidation.IsDNS1123Label(n) },
+		Prepare: func(obj, old Object) {
+			m := meta(obj)
+			ls, _ := m["labels"].(map[string]any)
+			if ls == nil {
+				ls = map[string]any{}
+				m["labels"] = ls
+			}
+			ls["kubernetes.io/metadata.name"] = m["name"]
+			if old == nil {
+				obj["spec"] = map[string]any{"finalizers": []any{"kubernetes"}}
+				obj["status"] = map[string]any{"phase": "Active"}
+			} else if sp, ok := old["spec"]; ok {
+				obj["spec"] = sp
+			}
+		},
+		Fields: map[string]func(Object) string{
+			"status.phase": func(o Object) string { return str(mapOf(o["status"])["phase"]) },
+		},
+		Columns: []Column{
+			{Name: "Status", Type: "string", Description: "The status of the namespace", Cell: func(o Object) any { return str(mapOf(o["status"])["phase"]) }},
+			AgeColumn,
+		},
+	}
+}
+
+func configMapKind() *Kind {
+	return &Kind{
+		Group: "", Versions: []string{"v1"}, Resource: "configmaps", Singular: "configmap", Kind: "ConfigMap", ListKind: "ConfigMapList",
+		ShortNames: []string{"cm"}, Namespaced: true, DeleteReturnsStatus: true,
+		StrategicMerge: corev1.ConfigMap{}, Typed: func() any { return &corev1.ConfigMap{} },
+		Validate: func(obj, old Object) field.ErrorList {
+			var errs field.ErrorList
+			seen := map[string]bool{}
+			for _, f := range []string{"data", "binaryData"} {
+				for key := range mapOf(obj[f]) {
+					for _, msg := range utilvalidation.IsConfigMapKey(key) {
+						errs = append(errs, field.Invalid(field.NewPath(f).Key(key), key, msg))
+					}
+					if seen[key] {
+						errs = append(errs, field.Invalid(field.NewPath("data").Key(key), key, "duplicate of key present in binaryData"))
+					}
+					seen[key] = true
+				}
+			}
+			if old != nil && boolOf(old["immutable"]) {
+				if !equalJSON(obj["data"], old["data"]) || !equalJSON(obj["binaryData"], old["binaryData"]) {
+					errs = append(errs, field.Forbidden(field.NewPath("data"), "field is immutable when `immutable` is set"))
+				}
+			}
+			return errs
+		},
+		Columns: []Column{
+			{Name: "Data", Type: "string", Description: "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+				Cell: func(o Object) any { return int64(len(mapOf(o["data"])) + len(mapOf(o["binaryData"]))) }},
+			AgeColumn,
+		},
+	}
+}
+
+func secretKind() *Kind {
+	return &Kind{
+		Group: "", Versions: []string{"v1"}, Resource: "secrets", Singular: "secret", Kind: "Secret", ListKind: "SecretList",
+		Namespaced: true, DeleteReturnsStatus: true,
+		StrategicMerge: corev1.Secret{}, Typed: func() any { return &corev1.Secret{} },
+		Prepare: func(obj, old Object) {
+			if str(obj["type"]) == "" {
+				obj["type"] = "Opaque"
+			}
+			// stringData is write-only: merged into data.
+			if sd := mapOf(obj["stringData"]); len(sd) > 0 {
+				data := mapOf(obj["data"])
+				if data == nil {
+					data = map[string]any{}
+				}
+				for key, v := range sd {
+					data[key] = base64.StdEncoding.EncodeToString([]byte(str(v)))
+				}
+				obj["data"] = data
+			}
+			delete(obj, "stringData")
+		},
+		Validate: func(obj, old Object) field.ErrorList {
+			var errs field.ErrorList
+			for key, v := range mapOf(obj["data"]) {
+				for _, msg := range utilvalidation.IsConfigMapKey(key) {
+					errs = append(errs, field.Invalid(field.NewPath("data").Key(key), key, msg))
+				}
+				if _, err := base64.StdEncoding.DecodeString(str(v)); err != nil {
+					errs = append(errs, field.Invalid(field.NewPath("data").Key(key), "<secret contents redacted>", "must be base64 encoded"))
+				}
+			}
+			if old != nil && str(obj["type"]) != str(old["type"]) {
+				errs = append(errs, field.Invalid(field.NewPath("type"), obj["type"], "field is immutable"))
+			}
+			if old != nil && boolOf(old["immutable"]) && !equalJSON(obj["data"], old["data"]) {
+				errs = append(errs, field.Forbidden(field.NewPath("data"), "field is immutable when `immutable` is set"))
+			}
+			return errs
+		},
+		Fields: map[string]func(Object) string{"type": func(o Object) string { return str(o["type"]) }},
+		Columns: []Column{
+			{Name: "Type", Type: "string", Cell: func(o Object) any { return str(o["type"]) }},
+			{Name: "Data", Type: "string", Cell: func(o Object) any { return int64(len(mapOf(o["data"]))) }},
+			AgeColumn,
+		},
+	}
+}
+
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func boolOf(v any) bool {
+	b, _ := v.(bool)
+	return b
+}
+
+func equalJSON(a, b any) bool {
+	return fmt.Sprint(normalize(a)) == fmt.Sprint(normalize(b))
+}

@@ -1,0 +1,134 @@
+// Package registry is the reference server's one generic registry: it stores
+// objects of any kind in the MVCC store, and lets a Kind (the per-kind
+// strategy) decide defaulting, validation, the spec/status split, selectable
+// fields and table columns. Built-in kinds and CRD-defined kinds are both Kinds.
+package registry
+
+import (
+	"github.com/apiconform/apiconform/refserver/apply"
+	"github.com/apiconform/apiconform/refserver/fieldcheck"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Object is the generic, JSON-shaped form of every object.
+type Object = map[string]any
+
+// Column is one column of the Table form of a kind.
+type Column struct {
+	Name        string
+	Type        string // string, integer, date, ...
+	Format      string // e.g. "name"
+	Description string
+	Priority    int32
+	// Cell computes the cell value for obj.
+	Cell func(obj Object) any
+}
+
+// ScaleSpec says where a kind keeps the fields of its /scale subresource.
+type ScaleSpec struct {
+	SpecReplicasPath   string // e.g. .spec.replicas
+	StatusReplicasPath string // e.g. .status.replicas
+	LabelSelectorPath  string // optional, e.g. .status.selector
+}
+
+// Kind is the strategy of one resource: everything the generic registry
+// needs to know that differs between kinds.
+type Kind struct {
+	Group      string
+	Versions   []string // served versions; the first is the storage version
+	Resource   string   // plural
+	Singular   string
+	Kind       string
+	ListKind   string
+	Namespaced bool
+	ShortNames []string
+	Categories []string
+
+	StatusSubresource bool       // writes to the main resource ignore status; /status writes only status
+	Scale             *ScaleSpec // /scale subresource when set
+	TrackGeneration   bool       // metadata.generation starts at 1 and bumps on spec changes
+	// DeleteReturnsStatus: an immediate DELETE answers a Success Status instead of the object.
+	DeleteReturnsStatus bool
+	// StrategicMerge: application/strategic-merge-patch+json is accepted; the
+	// value is a zero value of the Go type whose patch tags drive the merge.
+	StrategicMerge any
+	// Typed, for built-in kinds, decodes into the Go type so wrong field types
+	// are rejected (kube-apiserver's message) and unknown fields are found.
+	Typed func() any
+	// Internal kinds are not served over HTTP discovery listing of verbs etc. (none yet).
+
+	// FieldManagers record field ownership and serve server-side apply, per version.
+	FieldManagers map[string]*apply.Manager
+	// Schemas are the structural OpenAPI v3 schemas per version (CRD kinds,
+	// Frobbers); a kind with Schemas and no Go type is a custom resource.
+	Schemas map[string]map[string]any
+	// Convert, when set, converts an object (named by its apiVersion) to
+	// another served version; objects are stored in the storage version.
+	Convert func(obj Object, toVersion string) (Object, error)
+	// PrepareVersioned defaults and normalises an object in its request
+	// version (old converted to the same version; nil on create).
+	PrepareVersioned func(obj, old Object, version string) error
+	// TypedFor, when set, gives the Go type of a version (instead of Typed).
+	TypedFor func(version string) func() any
+	// Prepare defaults and normalises a new or updated object (old is nil on create).
+	Prepare func(obj, old Object)
+	// Validate checks an object about to be written (old is nil on create).
+	Validate func(obj, old Object) field.ErrorList
+	// Fields are the selectable fields beyond metadata.name and metadata.namespace.
+	Fields map[string]func(obj Object) string
+	// Columns are the Table columns after Name (nil: Created At).
+	Columns []Column
+	// NameValidation checks metadata.name; nil means DNS subdomain.
+	NameValidation func(name string) []string
+	// AfterDelete runs after the object is removed (e.g. a CRD stops being served).
+	AfterWrite func(obj, old Object)
+}
+
+// GroupResource is the kind's group and resource.
+func (k *Kind) GroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: k.Group, Resource: k.Resource}
+}
+
+// StorageVersion is the version objects are stored in.
+func (k *Kind) StorageVersion() string { return k.Versions[0] }
+
+// APIVersion renders group/version for v.
+func (k *Kind) APIVersion(v string) string {
+	if k.Group == "" {
+		return v
+	}
+	return k.Group + "/" + v
+}
+
+// Serves reports whether v is a served version.
+func (k *Kind) Serves(v string) bool {
+	for _, s := range k.Versions {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// TypedOf gives the Go type constructor for version (nil: none).
+func (k *Kind) TypedOf(version string) func() any {
+	if k.TypedFor != nil {
+		return k.TypedFor(version)
+	}
+	return k.Typed
+}
+
+// FieldSchema says which fields of version are known, for decoding request
+// bodies with field validation: the Go type when the kind has one (built-in
+// kinds, Frobbers), else the structural schema of a custom resource. Kinds
+// with neither (CustomResourceDefinition) know every field.
+func (k *Kind) FieldSchema(version string) fieldcheck.Schema {
+	if newObj := k.TypedOf(version); newObj != nil {
+		return fieldcheck.Typed(newObj)
+	}
+	if k.Schemas != nil {
+		return fieldcheck.Structural(k.Schemas[version])
+	}
+	return fieldcheck.Schema{}
+}

@@ -1,0 +1,155 @@
+package registry
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/validation"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+type schemaGroupKind = schema.GroupKind
+
+func schemaGR(group, resource string) schema.GroupResource {
+	return schema.GroupResource{Group: group, Resource: resource}
+}
+
+// validateMeta checks the metadata every kind shares.
+func validateMeta(k *Kind, obj, old Object) field.ErrorList {
+	var errs field.ErrorList
+	m := meta(obj)
+	mp := field.NewPath("metadata")
+	name := str(m["name"])
+	if name == "" {
+		if old == nil && str(m["generateName"]) == "" {
+			errs = append(errs, field.Required(mp.Child("name"), "name or generateName is required"))
+		}
+	} else {
+		check := k.NameValidation
+		if check == nil {
+			check = func(n string) []string { return utilvalidation.IsDNS1123Subdomain(n) }
+		}
+		for _, msg := range check(name) {
+			errs = append(errs, field.Invalid(mp.Child("name"), name, msg))
+		}
+	}
+	for _, f := range []string{"labels", "annotations"} {
+		if v, ok := m[f]; ok && v != nil {
+			if _, ok := v.(map[string]any); !ok {
+				errs = append(errs, field.Invalid(mp.Child(f), v, "must be a map of strings"))
+			}
+		}
+	}
+	if lm, ok := m["labels"].(map[string]any); ok {
+		ls := map[string]string{}
+		for key, v := range lm {
+			s, ok := v.(string)
+			if !ok {
+				errs = append(errs, field.Invalid(mp.Child("labels").Key(key), v, "must be a string"))
+				continue
+			}
+			ls[key] = s
+		}
+		errs = append(errs, metavalidation.ValidateLabels(ls, mp.Child("labels"))...)
+	}
+	if am, ok := m["annotations"].(map[string]any); ok {
+		as := map[string]string{}
+		for key, v := range am {
+			s, ok := v.(string)
+			if !ok {
+				errs = append(errs, field.Invalid(mp.Child("annotations").Key(key), v, "must be a string"))
+				continue
+			}
+			as[key] = s
+		}
+		errs = append(errs, validation.ValidateAnnotations(as, mp.Child("annotations"))...)
+	}
+	for i, f := range sliceOf(m["finalizers"]) {
+		s, _ := f.(string)
+		for _, msg := range utilvalidation.IsQualifiedName(s) {
+			errs = append(errs, field.Invalid(mp.Child("finalizers").Index(i), f, msg))
+		}
+	}
+	if old != nil {
+		om := meta(old)
+		if str(m["uid"]) != str(om["uid"]) {
+			errs = append(errs, field.Invalid(mp.Child("uid"), m["uid"], "field is immutable"))
+		}
+	}
+	return errs
+}
+
+// Selector is a label and field selector pair.
+type Selector struct {
+	Labels labels.Selector
+	Fields fields.Selector
+}
+
+// Empty reports whether the selector matches everything.
+func (s Selector) Empty() bool {
+	return (s.Labels == nil || s.Labels.Empty()) && (s.Fields == nil || s.Fields.Empty())
+}
+
+// FieldSet computes the selectable fields of obj.
+func FieldSet(k *Kind, obj Object) fields.Set {
+	m := meta(obj)
+	set := fields.Set{"metadata.name": str(m["name"])}
+	if k.Namespaced {
+		set["metadata.namespace"] = str(m["namespace"])
+	}
+	for f, fn := range k.Fields {
+		set[f] = fn(obj)
+	}
+	return set
+}
+
+// Matches reports whether obj is selected.
+func (s Selector) Matches(k *Kind, obj Object) bool {
+	if obj == nil {
+		return false
+	}
+	if s.Labels != nil && !s.Labels.Empty() {
+		ls := labels.Set{}
+		if lm, ok := meta(obj)["labels"].(map[string]any); ok {
+			for key, v := range lm {
+				ls[key] = str(v)
+			}
+		}
+		if !s.Labels.Matches(ls) {
+			return false
+		}
+	}
+	if s.Fields != nil && !s.Fields.Empty() {
+		if !s.Fields.Matches(FieldSet(k, obj)) {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckFieldSelector rejects fields the kind does not support, in kube-apiserver's words.
+func CheckFieldSelector(k *Kind, sel fields.Selector) error {
+	if sel == nil {
+		return nil
+	}
+	for _, req := range sel.Requirements() {
+		switch req.Field {
+		case "metadata.name":
+			continue
+		case "metadata.namespace":
+			if k.Namespaced {
+				continue
+			}
+		default:
+			if _, ok := k.Fields[req.Field]; ok {
+				continue
+			}
+		}
+		return fmt.Errorf("%q is not a known field selector: only %q, %q", req.Field, "metadata.name", "metadata.namespace")
+	}
+	return nil
+}

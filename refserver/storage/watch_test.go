@@ -1,0 +1,208 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestWatchReplayThenLive(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(9, 10))
+			s := b.open(t, Options{HistoryWindow: -1})
+			m := newModel(t, s)
+			m.randomOps(30, 6, rng.IntN)
+			cases := []struct {
+				name   string
+				prefix string
+				after  int64
+				from   int64 // expected first revision - 1
+			}{
+				{"all from now (0)", "", 0, 30},
+				{"all from first", "", 1, 1},
+				{"all from 10", "", 10, 10},
+				{"one key from 5", "k01", 5, 5},
+				{"from current", "", 30, 30},
+				{"no match", "zzz", 3, 3},
+			}
+			var watchers []Watcher
+			for _, c := range cases {
+				w, err := s.Watch(context.Background(), c.prefix, c.after)
+				if err != nil {
+					t.Fatalf("%s: %v", c.name, err)
+				}
+				defer w.Stop()
+				watchers = append(watchers, w)
+			}
+			m.randomOps(20, 6, rng.IntN) // live events after registration
+			for i, c := range cases {
+				got := untilProgress(t, watchers[i], 50)
+				checkEvents(t, c.name, got, eventsFor(m.events, c.prefix, c.from))
+			}
+		})
+	}
+}
+
+func TestWatchAfterZeroMeansCurrent(t *testing.T) {
+	s := NewMemory(Options{})
+	defer s.Close()
+	m := newModel(t, s)
+	m.create("a", "1")
+	w, err := s.Watch(context.Background(), "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	m.update("a", "2")
+	checkEvents(t, "watch from now", untilProgress(t, w, 2), m.events[1:])
+}
+
+func TestWatchRevisionErrors(t *testing.T) {
+	s := NewMemory(Options{HistoryWindow: -1})
+	defer s.Close()
+	m := newModel(t, s)
+	for i := range 10 {
+		m.create(fmt.Sprint(i), "v")
+	}
+	if err := s.Compact(4); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		after int64
+		err   error
+	}{
+		{3, ErrCompacted},
+		{4, nil}, // every event after the compacted revision still exists
+		{9, nil},
+		{10, nil},
+		{11, ErrFutureRevision},
+	}
+	for _, c := range cases {
+		w, err := s.Watch(context.Background(), "", c.after)
+		if !errors.Is(err, c.err) {
+			t.Fatalf("Watch after %d: %v, want %v", c.after, err, c.err)
+		}
+		if err == nil {
+			checkEvents(t, fmt.Sprintf("after %d", c.after), untilProgress(t, w, 10), m.events[c.after:])
+			w.Stop()
+		}
+	}
+}
+
+// TestWatchReplaySurvivesCompaction: a watcher replaying history keeps its
+// snapshot even when compaction removes that history meanwhile.
+func TestWatchReplaySurvivesCompaction(t *testing.T) {
+	s := NewMemory(Options{HistoryWindow: -1})
+	defer s.Close()
+	m := newModel(t, s)
+	for i := range 20 {
+		m.create(fmt.Sprint(i), "v")
+	}
+	w, err := s.Watch(context.Background(), "", 0+2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if err := s.Compact(20); err != nil {
+		t.Fatal(err)
+	}
+	m.create("late", "v")
+	checkEvents(t, "replay after compaction", untilProgress(t, w, 21), m.events[2:])
+}
+
+func TestSlowWatcherIsClosedWithoutBlockingWriters(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := b.open(t, Options{WatchBuffer: 5})
+			slow, err := s.Watch(context.Background(), "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast, err := s.Watch(context.Background(), "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fast.Stop()
+			m := newModel(t, s)
+			// The fast watcher is drained after every batch of four writes,
+			// within its buffer; the slow one is never read. A design where
+			// writers wait for watchers would hang here.
+			var fastGot []Event
+			for i := range 40 {
+				m.create(fmt.Sprint(i), "v")
+				if rev := int64(i + 1); rev%4 == 0 {
+					fastGot = append(fastGot, collect(t, fast, func(ev Event) bool { return ev.Revision == rev })...)
+				}
+			}
+			checkEvents(t, "fast watcher", fastGot, m.events)
+			if fast.Err() != nil {
+				t.Fatalf("fast watcher: %v", fast.Err())
+			}
+			// The slow watcher's channel closes (possibly after a few events).
+			evs := collect(t, slow, func(Event) bool { return false })
+			if !errors.Is(slow.Err(), ErrWatcherTooSlow) {
+				t.Fatalf("slow watcher Err = %v after %d events", slow.Err(), len(evs))
+			}
+			checkEvents(t, "slow watcher's delivered prefix", evs, m.events[:len(evs)])
+		})
+	}
+}
+
+func TestWatchEnding(t *testing.T) {
+	cases := []struct {
+		name    string
+		end     func(s *MVCCStore, w Watcher, cancel context.CancelFunc)
+		wantErr error
+	}{
+		{"stop", func(_ *MVCCStore, w Watcher, _ context.CancelFunc) { w.Stop() }, nil},
+		{"context cancelled", func(_ *MVCCStore, _ Watcher, cancel context.CancelFunc) { cancel() }, nil},
+		{"store closed", func(s *MVCCStore, _ Watcher, _ context.CancelFunc) { s.Close() }, ErrClosed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewMemory(Options{})
+			defer s.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			w, err := s.Watch(ctx, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Create(ctx, "a", nil)
+			c.end(s, w, cancel)
+			collect(t, w, func(Event) bool { return false }) // returns once closed
+			if !errors.Is(w.Err(), c.wantErr) || (c.wantErr == nil && w.Err() != nil) {
+				t.Fatalf("Err = %v, want %v", w.Err(), c.wantErr)
+			}
+			w.Stop() // a second end is harmless
+		})
+	}
+}
+
+func TestProgressEvents(t *testing.T) {
+	s := NewMemory(Options{})
+	defer s.Close()
+	m := newModel(t, s)
+	a, err := s.Watch(context.Background(), "a/", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	m.create("a/1", "v")
+	m.create("b/1", "v")
+	m.create("b/2", "v")
+	a.RequestProgress()
+	m.create("a/2", "v")
+	a.RequestProgress()
+	got := collect(t, a, func(ev Event) bool { return ev.Type == EventProgress && ev.Revision == 4 })
+	want := []Event{
+		m.events[0],
+		{Type: EventProgress, Revision: 3}, // b/ writes move the revision, not the stream
+		m.events[3],
+		{Type: EventProgress, Revision: 4},
+	}
+	checkEvents(t, "progress", got, want)
+}

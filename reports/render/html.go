@@ -1,0 +1,243 @@
+package render
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/apiconform/apiconform/reports"
+	"github.com/apiconform/apiconform/reports/result"
+)
+
+var (
+	//go:embed assets/report.html.tmpl
+	htmlTemplateText string
+	//go:embed assets/report.css
+	htmlCSS string
+	//go:embed assets/report.js
+	htmlJS string
+)
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"icon":     htmlIcon,
+	"word":     statusWord,
+	"cellWord": cellWord,
+	"add1":     func(i int) int { return i + 1 },
+}).Parse(htmlTemplateText))
+
+// The view is the report flattened into what the template lays out.
+type htmlView struct {
+	CSS       template.CSS
+	JS        template.JS
+	Title     string
+	Columns   []htmlColumn
+	NCols     int // columns in the matrix (requirement + level + results)
+	Changes   []reports.Change
+	Counts    map[string]int
+	AreaNames []string
+	Levels    []string
+	Areas     []htmlArea
+	LevelRows []htmlTotalsRow
+	Tables    []reports.MarkedTable
+	Failures  []htmlFailure
+	Skipped   []htmlSkipped
+	Total     int
+	Multi     bool
+}
+
+type htmlColumn struct {
+	Label, Server, Version, Started, Duration string
+	MustPercent, MustText, AllText, Specs     string
+	MustClass                                 string
+	MustBar                                   int // 0..100 for the gauge width
+	Tally                                     reports.Tally
+	Caps                                      []htmlCap
+}
+
+type htmlCap struct {
+	Name string
+	On   bool
+}
+
+type htmlArea struct {
+	Name   string
+	Totals []string
+	Rows   []htmlRow
+}
+
+type htmlTotalsRow struct {
+	Name   string
+	Totals []string
+}
+
+type htmlRow struct {
+	ID, Title, Level, Area, Outcomes, Search string
+	Section, Quote, Doc                      string
+	Deviation                                string
+	Uncatalogued                             bool
+	Cells                                    []htmlCell
+}
+
+type htmlCell struct {
+	Cell     reports.Cell
+	Status   reports.Status
+	Reason   string
+	Counts   string
+	DetailID string
+	Failures []htmlFailure
+}
+
+type htmlFailure struct {
+	Anchor    string
+	Label     string
+	Spec      result.SpecResult
+	Message   string
+	Location  string
+	Exchanges []result.Exchange
+}
+
+type htmlSkipped struct {
+	Label, Name, Reason string
+}
+
+// htmlIcon uses glyphs every system font has (emoji fonts are often missing).
+func htmlIcon(s reports.Status) string {
+	switch s {
+	case reports.Pass:
+		return "✓"
+	case reports.Fail:
+		return "✗"
+	case reports.Skip:
+		return "↷"
+	}
+	return "○"
+}
+
+func percentBar(t reports.Tally) int {
+	p := t.Percent()
+	if p < 0 {
+		return 0
+	}
+	return int(p + 0.5)
+}
+
+func conformanceClass(t reports.Tally) string {
+	p := t.Percent()
+	switch {
+	case p < 0:
+		return "none"
+	case p >= 100:
+		return "good"
+	case p >= 90:
+		return "warn"
+	}
+	return "bad"
+}
+
+// WriteHTML writes one self-contained HTML page: inline CSS and JS, no
+// network fetch. Filters (area, level, outcome, text) read and write the URL
+// fragment, e.g. report.html#outcome=fail&level=MUST.
+func WriteHTML(w io.Writer, rep *reports.Report) error {
+	v := htmlView{CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS), NCols: 2 + len(rep.Columns), Changes: rep.Changes, Multi: len(rep.Columns) > 1,
+		Counts: map[string]int{"regression": rep.Count(reports.Regression), "fix": rep.Count(reports.Fix), "changed": rep.Count(reports.Changed)},
+		Tables: rep.Tables}
+	labels := make([]string, len(rep.Columns))
+	for i, c := range rep.Columns {
+		labels[i] = c.Label
+		hc := htmlColumn{Label: c.Label, Server: c.Target.Server, Version: c.Target.Version, Started: fmtTime(c.StartedAt),
+			Duration: fmtDuration(c.Duration), MustPercent: c.Must.PercentText(), MustText: fmt.Sprintf("%d of %d MUST requirements pass", c.Must.Pass, c.Must.Testable()),
+			AllText: conformanceText(c.All), Specs: specsText(c.Specs), MustClass: conformanceClass(c.Must), MustBar: percentBar(c.Must), Tally: c.All}
+		for _, n := range sortedKeys(c.Target.Capabilities) {
+			hc.Caps = append(hc.Caps, htmlCap{Name: n, On: c.Target.Capabilities[n]})
+		}
+		v.Columns = append(v.Columns, hc)
+	}
+	v.Title = "apiconform report — " + strings.Join(labels, " vs ")
+
+	// Failures get anchors so matrix cells can link to them.
+	anchors := map[[2]int]string{}
+	for i, f := range rep.Failures {
+		hf := failureView(f, fmt.Sprintf("failure-%d", i+1))
+		v.Failures = append(v.Failures, hf)
+		for si, s := range rep.Results[f.Column].Specs {
+			if s.Name == f.Spec.Name && s.Outcome == result.Failed {
+				anchors[[2]int{f.Column, si}] = hf.Anchor
+			}
+		}
+	}
+	levelSeen := map[string]bool{}
+	for ai, g := range rep.Areas {
+		v.AreaNames = append(v.AreaNames, g.Name)
+		ha := htmlArea{Name: g.Name}
+		for _, t := range g.Totals {
+			ha.Totals = append(ha.Totals, fmt.Sprintf("%d/%d", t.Pass, t.Testable()))
+		}
+		for ri, r := range g.Rows {
+			rq := r.Requirement
+			hr := htmlRow{ID: rq.ID, Title: rq.Title, Level: levelText(r), Area: g.Name, Section: rq.Source.Section, Quote: rq.Source.Quote,
+				Doc: rq.Source.Doc, Deviation: deviationText(r), Uncatalogued: r.Uncatalogued}
+			levelSeen[hr.Level] = true
+			var outs []string
+			for ci, c := range r.Cells {
+				outs = append(outs, string(c.Status))
+				hc := htmlCell{Cell: c, Status: c.Status, Reason: c.Reason}
+				if n := c.Passed + c.Failed + c.Skipped; n > 0 {
+					hc.Counts = fmt.Sprintf("%d spec(s): %d passed, %d failed, %d skipped", n, c.Passed, c.Failed, c.Skipped)
+				}
+				if c.Status == reports.Fail {
+					hc.DetailID = fmt.Sprintf("detail-%d-%d-%d", ai, ri, ci)
+					for _, si := range c.Specs {
+						s := rep.Results[ci].Specs[si]
+						if s.Outcome == result.Failed {
+							hc.Failures = append(hc.Failures, failureView(reports.FailureEntry{Column: ci, Label: labels[ci], Spec: s}, anchors[[2]int{ci, si}]))
+						}
+					}
+				}
+				hr.Cells = append(hr.Cells, hc)
+			}
+			hr.Outcomes = strings.Join(outs, " ")
+			hr.Search = strings.ToLower(rq.ID + " " + rq.Title + " " + rq.Source.Section)
+			ha.Rows = append(ha.Rows, hr)
+			v.Total++
+		}
+		v.Areas = append(v.Areas, ha)
+	}
+	for _, l := range []string{"MUST", "SHOULD", "MAY", "?"} {
+		if levelSeen[l] {
+			v.Levels = append(v.Levels, l)
+		}
+	}
+	for _, g := range rep.Areas {
+		tr := htmlTotalsRow{Name: "area " + g.Name}
+		for _, t := range g.Totals {
+			tr.Totals = append(tr.Totals, t.PercentText()+" — "+tallyText(t))
+		}
+		v.LevelRows = append(v.LevelRows, tr)
+	}
+	for _, l := range rep.Levels {
+		tr := htmlTotalsRow{Name: "level " + string(l.Level)}
+		for _, t := range l.Totals {
+			tr.Totals = append(tr.Totals, t.PercentText()+" — "+tallyText(t))
+		}
+		v.LevelRows = append(v.LevelRows, tr)
+	}
+	for ci, r := range rep.Results {
+		for _, s := range r.Specs {
+			if s.Outcome == result.Skipped {
+				v.Skipped = append(v.Skipped, htmlSkipped{Label: labels[ci], Name: s.Name, Reason: s.SkipReason})
+			}
+		}
+	}
+	return htmlTemplate.Execute(w, v)
+}
+
+func failureView(f reports.FailureEntry, anchor string) htmlFailure {
+	hf := htmlFailure{Anchor: anchor, Label: f.Label, Spec: f.Spec, Exchanges: f.Spec.Exchanges}
+	if f.Spec.Failure != nil {
+		hf.Message = f.Spec.Failure.Message
+		hf.Location = f.Spec.Failure.Location
+	}
+	return hf
+}

@@ -1,0 +1,258 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apiconform/apiconform/reports"
+	"github.com/apiconform/apiconform/reports/result"
+)
+
+// WriteMarkdown renders GitHub-flavoured Markdown: summary, changes, matrix,
+// totals, documented tables, then failures with their HTTP exchanges.
+func WriteMarkdown(out io.Writer, rep *reports.Report) error {
+	w := bufio.NewWriter(out)
+	labels := make([]string, len(rep.Columns))
+	for i, c := range rep.Columns {
+		labels[i] = mdCell(c.Label)
+	}
+
+	fmt.Fprintln(w, "# apiconform conformance report")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| | %s |\n", strings.Join(labels, " | "))
+	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(labels)))
+	row := func(name string, f func(reports.Column) string) {
+		cells := make([]string, len(rep.Columns))
+		for i, c := range rep.Columns {
+			cells[i] = f(c)
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", name, strings.Join(cells, " | "))
+	}
+	row("Server", func(c reports.Column) string { return mdCode(c.Target.Server) })
+	row("Version", func(c reports.Column) string { return mdCode(c.Target.Version) })
+	row("Started", func(c reports.Column) string { return fmtTime(c.StartedAt) })
+	row("Duration", func(c reports.Column) string { return fmtDuration(c.Duration) })
+	row("**MUST conformance**", func(c reports.Column) string {
+		return fmt.Sprintf("**%s** (%d of %d)", c.Must.PercentText(), c.Must.Pass, c.Must.Testable())
+	})
+	row("All requirements", func(c reports.Column) string { return conformanceText(c.All) })
+	row("Requirements", func(c reports.Column) string { return tallyText(c.All) })
+	row("Specs", func(c reports.Column) string { return specsText(c.Specs) })
+	row("Capabilities", func(c reports.Column) string { return mdCell(capabilitiesText(c.Target.Capabilities)) })
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "> Conformance = requirements passed ÷ testable requirements; skipped and uncovered requirements count against it. "+
+		"Legend: ✅ pass · ❌ fail · ⏭️ skipped · ⚪ not covered.")
+
+	if len(rep.Columns) > 1 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "## Changes against %s\n\n", labels[0])
+		fmt.Fprintf(w, "%d regressions · %d fixes · %d other changes.\n", rep.Count(reports.Regression), rep.Count(reports.Fix), rep.Count(reports.Changed))
+		if len(rep.Changes) > 0 {
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, "| Change | Requirement | Level | Between | From | To |")
+			fmt.Fprintln(w, "|---|---|---|---|---|---|")
+			for _, ch := range rep.Changes {
+				kind := string(ch.Kind)
+				switch ch.Kind {
+				case reports.Regression:
+					kind = "🔻 **regression**"
+				case reports.Fix:
+					kind = "🔺 fix"
+				}
+				fmt.Fprintf(w, "| %s | `%s`<br>%s | %s | %s → %s | %s %s | %s %s |\n", kind, ch.Requirement, mdCell(ch.Title), ch.Level,
+					mdCell(ch.Baseline), mdCell(ch.Other), statusIcon(ch.From), statusWord(ch.From), statusIcon(ch.To), statusWord(ch.To))
+			}
+		}
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Requirements")
+	for _, g := range rep.Areas {
+		fmt.Fprintln(w)
+		tots := make([]string, len(g.Totals))
+		for i, t := range g.Totals {
+			tots[i] = fmt.Sprintf("%s %d/%d", labels[i], t.Pass, t.Testable())
+		}
+		fmt.Fprintf(w, "### %s\n\n%d requirements — passed: %s\n\n", mdCell(g.Name), len(g.Rows), strings.Join(tots, " · "))
+		fmt.Fprintf(w, "| Requirement | Level | %s |\n", strings.Join(labels, " | "))
+		fmt.Fprintf(w, "|---|---|%s\n", strings.Repeat("---|", len(labels)))
+		for _, r := range g.Rows {
+			desc := fmt.Sprintf("`%s`<br>%s", r.Requirement.ID, mdCell(r.Requirement.Title))
+			if src := r.Requirement.Source; src.Section != "" {
+				desc += fmt.Sprintf("<br><sub>%s", mdCell(src.Section))
+				if src.Quote != "" {
+					desc += ": “" + mdCell(src.Quote) + "”"
+				}
+				desc += "</sub>"
+			}
+			if r.Requirement.Deviation != nil {
+				desc += "<br>⚠️ " + mdCell(deviationText(r))
+			}
+			cells := make([]string, len(r.Cells))
+			for i, c := range r.Cells {
+				cells[i] = statusIcon(c.Status) + " " + cellWord(c)
+				if c.Reason != "" {
+					cells[i] += "<br><sub>" + mdCell(c.Reason) + "</sub>"
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s | %s |\n", desc, levelText(r), strings.Join(cells, " | "))
+		}
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Totals")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| Group | %s |\n", strings.Join(labels, " | "))
+	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(labels)))
+	for _, g := range rep.Areas {
+		cells := make([]string, len(g.Totals))
+		for i, t := range g.Totals {
+			cells[i] = fmt.Sprintf("%s<br>%s", t.PercentText(), tallyText(t))
+		}
+		fmt.Fprintf(w, "| area `%s` | %s |\n", mdCell(g.Name), strings.Join(cells, " | "))
+	}
+	for _, l := range rep.Levels {
+		cells := make([]string, len(l.Totals))
+		for i, t := range l.Totals {
+			cells[i] = fmt.Sprintf("%s<br>%s", t.PercentText(), tallyText(t))
+		}
+		fmt.Fprintf(w, "| level **%s** | %s |\n", l.Level, strings.Join(cells, " | "))
+	}
+
+	if len(rep.Tables) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "## Documented resourceVersion tables")
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Each cell checked by a requirement carries one mark per result, in order: %s.\n", strings.Join(labels, ", "))
+		for _, t := range rep.Tables {
+			fmt.Fprintln(w)
+			fmt.Fprintf(w, "### %s\n\n", mdCell(t.Title))
+			hs := make([]string, len(t.Header))
+			for i, h := range t.Header {
+				hs[i] = mdCell(h)
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(hs, " | "))
+			fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(hs)))
+			for _, row := range t.Rows {
+				cells := make([]string, len(row))
+				for i, c := range row {
+					cells[i] = mdCell(c.Text)
+					if len(c.Statuses) > 0 {
+						var marks string
+						for _, s := range c.Statuses {
+							marks += statusIcon(s)
+						}
+						cells[i] += " " + marks + "<br><sub>" + mdCell(strings.Join(c.Requirements, ", ")) + "</sub>"
+					}
+				}
+				fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+			}
+		}
+	}
+
+	if len(rep.Failures) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "## Failures (%d)\n", len(rep.Failures))
+		for _, f := range rep.Failures {
+			fmt.Fprintln(w)
+			fmt.Fprintf(w, "### ❌ %s — %s\n\n", mdCell(f.Label), mdCell(f.Spec.Name))
+			reqs := make([]string, len(f.Spec.Requirements))
+			for i, id := range f.Spec.Requirements {
+				reqs[i] = "`" + id + "`"
+			}
+			fmt.Fprintf(w, "Requirements: %s · area `%s`", strings.Join(reqs, ", "), mdCell(f.Spec.Area))
+			if f.Spec.Failure != nil && f.Spec.Failure.Location != "" {
+				fmt.Fprintf(w, " · at `%s`", f.Spec.Failure.Location)
+			}
+			fmt.Fprintln(w)
+			if f.Spec.Failure != nil {
+				fmt.Fprintln(w)
+				fmt.Fprint(w, mdFence("text", f.Spec.Failure.Message))
+			}
+			if len(f.Spec.Exchanges) > 0 {
+				fmt.Fprintln(w)
+				fmt.Fprintf(w, "<details><summary>%d HTTP exchange(s)</summary>\n", len(f.Spec.Exchanges))
+				for _, x := range f.Spec.Exchanges {
+					fmt.Fprintln(w)
+					fmt.Fprint(w, mdExchange(x))
+				}
+				fmt.Fprintln(w)
+				fmt.Fprintln(w, "</details>")
+			}
+		}
+	}
+
+	var skipped []string
+	for ci, r := range rep.Results {
+		for _, s := range r.Specs {
+			if s.Outcome == result.Skipped {
+				skipped = append(skipped, fmt.Sprintf("| %s | %s | %s |", labels[ci], mdCell(s.Name), mdCell(s.SkipReason)))
+			}
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "## Skipped specs (%d)\n\n", len(skipped))
+		fmt.Fprintln(w, "| Result | Spec | Reason |")
+		fmt.Fprintln(w, "|---|---|---|")
+		for _, s := range skipped {
+			fmt.Fprintln(w, s)
+		}
+	}
+	return w.Flush()
+}
+
+func mdExchange(x result.Exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** `%s` → **%d**", x.Method, x.URL, x.Status)
+	if x.Note != "" {
+		fmt.Fprintf(&b, " (%s)", mdCell(x.Note))
+	}
+	b.WriteString("\n\n")
+	var req strings.Builder
+	for _, h := range x.RequestHeaders {
+		fmt.Fprintf(&req, "%s: %s\n", h.Name, h.Value)
+	}
+	if x.RequestBody != "" {
+		fmt.Fprintf(&req, "\n%s\n", x.RequestBody)
+	}
+	if req.Len() > 0 {
+		b.WriteString(mdFence("http", "# request\n"+req.String()))
+	}
+	var resp strings.Builder
+	for _, h := range x.ResponseHeaders {
+		fmt.Fprintf(&resp, "%s: %s\n", h.Name, h.Value)
+	}
+	if x.ResponseBody != "" {
+		fmt.Fprintf(&resp, "\n%s\n", x.ResponseBody)
+	}
+	if resp.Len() > 0 {
+		b.WriteString(mdFence("http", "# response\n"+resp.String()))
+	}
+	return b.String()
+}
+
+// mdFence wraps s in a code fence longer than any backtick run inside it.
+func mdFence(lang, s string) string {
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
+
+// mdCell makes s safe inside a table cell: one line, escaped pipes and HTML.
+func mdCell(s string) string {
+	r := strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\n", "<br>", "<", "&lt;", ">", "&gt;", "&", "&amp;")
+	return r.Replace(s)
+}
+
+// mdCode renders s as inline code, or an em dash when empty.
+func mdCode(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return "`" + strings.NewReplacer("`", "'", "|", `\|`, "\n", " ").Replace(s) + "`"
+}

@@ -1,0 +1,215 @@
+// Package render draws a reports.Report in each output format. Every
+// renderer reads the same model and never re-judges a result.
+package render
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/apiconform/apiconform/reports"
+	"github.com/apiconform/apiconform/reports/result"
+)
+
+// Format names an output format.
+type Format string
+
+const (
+	Terminal Format = "terminal"
+	Markdown Format = "md"
+	HTML     Format = "html"
+	JUnit    Format = "junit"
+	JSON     Format = "json"
+)
+
+// Formats lists every format in the order the CLI documents them.
+func Formats() []Format { return []Format{Terminal, Markdown, HTML, JUnit, JSON} }
+
+// ParseFormat accepts a format name (and "markdown" for md).
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
+	case Terminal, Markdown, HTML, JUnit, JSON:
+		return f, nil
+	case "markdown":
+		return Markdown, nil
+	}
+	names := make([]string, 0, 5)
+	for _, f := range Formats() {
+		names = append(names, string(f))
+	}
+	return "", fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// Render writes rep to w in format f. Terminal output is coloured only when
+// w is a terminal and NO_COLOR is unset.
+func Render(w io.Writer, f Format, rep *reports.Report) error {
+	switch f {
+	case Terminal:
+		return WriteTerminal(w, rep, ColorFor(w))
+	case Markdown:
+		return WriteMarkdown(w, rep)
+	case HTML:
+		return WriteHTML(w, rep)
+	case JUnit:
+		return WriteJUnit(w, rep)
+	case JSON:
+		return WriteJSON(w, rep)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}
+
+// ColorFor reports whether w is a terminal that should get ANSI colours.
+func ColorFor(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// statusWord is the plain-text name of a verdict.
+func statusWord(s reports.Status) string {
+	switch s {
+	case reports.Pass:
+		return "pass"
+	case reports.Fail:
+		return "FAIL"
+	case reports.Skip:
+		return "skip"
+	}
+	return "not covered"
+}
+
+// cellWord is statusWord, except that an uncovered requirement the
+// catalogue calls untestable reads "untestable".
+func cellWord(c reports.Cell) string {
+	if c.Status == reports.NotCovered && c.Untestable {
+		return "untestable"
+	}
+	return statusWord(c.Status)
+}
+
+// statusIcon is a one-glyph verdict for Markdown and HTML.
+func statusIcon(s reports.Status) string {
+	switch s {
+	case reports.Pass:
+		return "✅"
+	case reports.Fail:
+		return "❌"
+	case reports.Skip:
+		return "⏭️"
+	}
+	return "⚪"
+}
+
+func levelText(r reports.Row) string {
+	if r.Requirement.Level == "" {
+		return "?"
+	}
+	return string(r.Requirement.Level)
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+func fmtDuration(d result.Duration) string {
+	return d.Std().Round(100 * time.Millisecond).String()
+}
+
+// tallyText is "6 pass · 1 fail · 0 skip · 0 not covered".
+func tallyText(t reports.Tally) string {
+	parts := []string{fmt.Sprintf("%d pass", t.Pass), fmt.Sprintf("%d fail", t.Fail), fmt.Sprintf("%d skip", t.Skip), fmt.Sprintf("%d not covered", t.NotCovered)}
+	if t.Untestable > 0 {
+		parts = append(parts, fmt.Sprintf("%d untestable", t.Untestable))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// conformanceText is "85.7% (6 of 7)".
+func conformanceText(t reports.Tally) string {
+	return fmt.Sprintf("%s (%d of %d)", t.PercentText(), t.Pass, t.Testable())
+}
+
+func specsText(c result.Counts) string {
+	return fmt.Sprintf("%d passed · %d failed · %d skipped", c.Passed, c.Failed, c.Skipped)
+}
+
+func capabilitiesText(caps map[string]bool) string {
+	if len(caps) == 0 {
+		return "none detected"
+	}
+	names := sortedKeys(caps)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		mark := "no"
+		if caps[n] {
+			mark = "yes"
+		}
+		parts[i] = n + ": " + mark
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// firstLine is the first non-empty line of s.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// deviationText describes a known kube-apiserver deviation in one sentence.
+func deviationText(r reports.Row) string {
+	d := r.Requirement.Deviation
+	if d == nil {
+		return ""
+	}
+	v := ""
+	if d.Version != "" {
+		v = " " + d.Version
+	}
+	return fmt.Sprintf("kube-apiserver%s deviates: observed %s; the document says “%s”", v, d.Observed, d.DocSays)
+}
+
+// exchangeText is a plain HTTP-style dump of one exchange.
+func exchangeText(x result.Exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", x.Method, x.URL)
+	for _, h := range x.RequestHeaders {
+		fmt.Fprintf(&b, "%s: %s\n", h.Name, h.Value)
+	}
+	if x.RequestBody != "" {
+		fmt.Fprintf(&b, "\n%s\n", x.RequestBody)
+	}
+	fmt.Fprintf(&b, "\n→ %d\n", x.Status)
+	for _, h := range x.ResponseHeaders {
+		fmt.Fprintf(&b, "%s: %s\n", h.Name, h.Value)
+	}
+	if x.ResponseBody != "" {
+		fmt.Fprintf(&b, "\n%s\n", x.ResponseBody)
+	}
+	if x.Note != "" {
+		fmt.Fprintf(&b, "(%s)\n", x.Note)
+	}
+	return b.String()
+}

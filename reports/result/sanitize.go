@@ -1,0 +1,69 @@
+package result
+
+import (
+	"maps"
+
+	"github.com/apiconform/apiconform/reports/redact"
+)
+
+// Sanitize returns a deep copy of r with every credential removed from every
+// text field. Writers, readers and the report model all pass through it, so a
+// renderer cannot print a secret even if a result file carries one.
+func Sanitize(r Result) Result {
+	out := r
+	out.Target.Name = redact.String(r.Target.Name)
+	out.Target.Server = redact.String(r.Target.Server)
+	out.Target.Version = redact.String(r.Target.Version)
+	out.Target.Capabilities = maps.Clone(r.Target.Capabilities)
+	if r.Target.Labels != nil {
+		out.Target.Labels = make(map[string]string, len(r.Target.Labels))
+		for k, v := range r.Target.Labels {
+			out.Target.Labels[redact.String(k)] = redact.String(v)
+		}
+	}
+	if r.Specs != nil {
+		out.Specs = make([]SpecResult, len(r.Specs))
+	}
+	for i, s := range r.Specs {
+		c := s
+		c.Name = redact.String(s.Name)
+		c.Area = redact.String(s.Area)
+		c.Requirements = append([]string(nil), s.Requirements...)
+		c.SkipReason = redact.String(s.SkipReason)
+		if s.Failure != nil {
+			c.Failure = &Failure{Message: redact.String(s.Failure.Message), Location: redact.String(s.Failure.Location)}
+		}
+		if s.Exchanges != nil {
+			c.Exchanges = make([]Exchange, len(s.Exchanges))
+			for j, e := range s.Exchanges {
+				c.Exchanges[j] = sanitizeExchange(e)
+			}
+		}
+		out.Specs[i] = c
+	}
+	return out
+}
+
+func sanitizeExchange(e Exchange) Exchange {
+	return Exchange{
+		Method:          redact.String(e.Method),
+		URL:             redact.String(e.URL),
+		RequestHeaders:  sanitizeHeaders(e.RequestHeaders),
+		RequestBody:     redact.String(e.RequestBody),
+		Status:          e.Status,
+		ResponseHeaders: sanitizeHeaders(e.ResponseHeaders),
+		ResponseBody:    redact.String(e.ResponseBody),
+		Note:            redact.String(e.Note),
+	}
+}
+
+func sanitizeHeaders(hs []Header) []Header {
+	if hs == nil {
+		return nil
+	}
+	out := make([]Header, len(hs))
+	for i, h := range hs {
+		out[i] = Header{Name: redact.String(h.Name), Value: redact.HeaderValue(h.Name, h.Value)}
+	}
+	return out
+}

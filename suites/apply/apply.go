@@ -1,0 +1,142 @@
+package apply
+
+import (
+	"fmt"
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	fw "github.com/apiconform/apiconform/suites/framework"
+)
+
+const area = "apply"
+
+// applyYAML is an apply configuration for a configmap written as YAML, the
+// format the apply content type is named after.
+func applyYAML(name string, data map[string]string) string {
+	s := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n", name)
+	if len(data) > 0 {
+		s += "data:\n"
+		for k, v := range data {
+			s += fmt.Sprintf("  %s: %q\n", k, v)
+		}
+	}
+	return s
+}
+
+var _ = Describe("Server-Side Apply", fw.Area(area), func() {
+	f := fw.New(area)
+
+	apply := func(name, manager string, data map[string]string, opts ...fw.Option) *fw.Response {
+		if manager != "" {
+			opts = append(opts, fw.Query("fieldManager", manager))
+		}
+		return f.Patch(f.ConfigMapPath(name), fw.ApplyPatch, applyYAML(name, data), opts...)
+	}
+
+	It("requires a fieldManager", fw.Req("APPLY-FIELD-MANAGER-REQUIRED"), func() {
+		name := f.Name("ap")
+		r := apply(name, "", map[string]string{"a": "1"})
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("details.causes.0.field")).To(Equal("fieldManager"))
+		Expect(r.Str("details.causes.0.reason")).To(Equal("FieldValueRequired"))
+		Expect(f.GetConfigMap(name).Code).To(Equal(http.StatusNotFound))
+	})
+
+	It("creates the object when it does not exist", fw.Req("APPLY-CREATES"), func() {
+		name := f.Name("ap")
+		r := apply(name, "alice", map[string]string{"a": "1"})
+		Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
+		Expect(r.Str("data.a")).To(Equal("1"))
+		Expect(f.GetConfigMap(name).Str("data.a")).To(Equal("1"))
+		r = apply(name, "alice", map[string]string{"a": "2"})
+		Expect(r.Code).To(Equal(http.StatusOK), "a second apply updates: %s", r)
+	})
+
+	It("records managedFields per manager and operation", fw.Req("APPLY-MANAGED-FIELDS"), func() {
+		name := f.Name("ap")
+		Expect(apply(name, "alice", map[string]string{"a": "1"}).Code).To(Equal(http.StatusCreated))
+		r := f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"data":{"b":"2"}}`, fw.Query("fieldManager", "bob"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		got := f.GetConfigMap(name)
+		alice := got.JSON(`metadata.managedFields.#(manager=="alice")`)
+		Expect(alice.Exists()).To(BeTrue(), "%s", got)
+		Expect(alice.Get("operation").String()).To(Equal("Apply"))
+		Expect(alice.Get("apiVersion").String()).To(Equal("v1"))
+		Expect(alice.Get("fieldsType").String()).To(Equal("FieldsV1"))
+		Expect(alice.Get(`fieldsV1.f:data.f:a`).Exists()).To(BeTrue())
+		Expect(alice.Get(`fieldsV1.f:data.f:b`).Exists()).To(BeFalse())
+		bob := got.JSON(`metadata.managedFields.#(manager=="bob")`)
+		Expect(bob.Get("operation").String()).To(Equal("Update"))
+		Expect(bob.Get(`fieldsV1.f:data.f:b`).Exists()).To(BeTrue())
+	})
+
+	It("answers 409 Conflict naming the field and its manager", fw.Req("APPLY-CONFLICT"), func() {
+		name := f.Name("ap")
+		Expect(apply(name, "alice", map[string]string{"a": "1", "b": "1"}).Code).To(Equal(http.StatusCreated))
+		r := apply(name, "bob", map[string]string{"a": "2", "b": "2"})
+		fw.ExpectStatus(r, http.StatusConflict, "Conflict")
+		Expect(r.Str("message")).To(ContainSubstring("Apply failed with 2 conflicts"))
+		Expect(r.Str("message")).To(ContainSubstring(`conflicts with "alice"`))
+		Expect(r.Str("message")).To(ContainSubstring(".data.a"))
+		Expect(r.Str("message")).To(ContainSubstring(".data.b"))
+		fields := []string{}
+		for _, c := range r.JSON("details.causes").Array() {
+			Expect(c.Get("reason").String()).To(Equal("FieldManagerConflict"))
+			Expect(c.Get("message").String()).To(ContainSubstring(`"alice"`))
+			fields = append(fields, c.Get("field").String())
+		}
+		Expect(fields).To(ConsistOf(".data.a", ".data.b"))
+		Expect(f.GetConfigMap(name).Str("data.a")).To(Equal("1"))
+	})
+
+	It("names an Update owner with its apiVersion in a conflict", fw.Req("APPLY-CONFLICT"), func() {
+		name := f.Name("ap")
+		f.CreateConfigMap(name, map[string]string{"c": "1"}, fw.Query("fieldManager", "carol"))
+		r := apply(name, "bob", map[string]string{"c": "9"})
+		fw.ExpectStatus(r, http.StatusConflict, "Conflict")
+		Expect(r.Str("details.causes.0.field")).To(Equal(".data.c"))
+		Expect(r.Str("details.causes.0.message")).To(Equal(`conflict with "carol" using v1`))
+	})
+
+	It("takes ownership with force=true", fw.Req("APPLY-FORCE"), func() {
+		name := f.Name("ap")
+		Expect(apply(name, "alice", map[string]string{"a": "1"}).Code).To(Equal(http.StatusCreated))
+		r := apply(name, "bob", map[string]string{"a": "2"}, fw.Query("force", "true"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Str("data.a")).To(Equal("2"))
+		bob := r.JSON(`metadata.managedFields.#(manager=="bob")`)
+		Expect(bob.Get(`fieldsV1.f:data.f:a`).Exists()).To(BeTrue())
+		alice := r.JSON(`metadata.managedFields.#(manager=="alice")`)
+		Expect(alice.Get(`fieldsV1.f:data.f:a`).Exists()).To(BeFalse(), "alice lost the field: %s", r)
+	})
+
+	It("refuses force on a non-apply patch", fw.Req("APPLY-FORCE"), func() {
+		name := f.Name("ap")
+		f.CreateConfigMap(name, map[string]string{"a": "1"})
+		r := f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"data":{"a":"2"}}`, fw.Query("force", "true"))
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("details.causes.0.field")).To(Equal("force"))
+	})
+
+	It("shares ownership when two managers apply the same value", fw.Req("APPLY-SHARED-OWNERSHIP"), func() {
+		name := f.Name("ap")
+		Expect(apply(name, "alice", map[string]string{"a": "1"}).Code).To(Equal(http.StatusCreated))
+		r := apply(name, "dave", map[string]string{"a": "1"})
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		for _, m := range []string{"alice", "dave"} {
+			Expect(r.JSON(`metadata.managedFields.#(manager=="`+m+`").fieldsV1.f:data.f:a`).Exists()).To(BeTrue(), "manager %s", m)
+		}
+	})
+
+	It("removes a field its sole manager stops applying", fw.Req("APPLY-REMOVES-UNAPPLIED"), func() {
+		name := f.Name("ap")
+		Expect(apply(name, "alice", map[string]string{"a": "1", "b": "2"}).Code).To(Equal(http.StatusCreated))
+		r := apply(name, "alice", map[string]string{"a": "1"})
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		got := f.GetConfigMap(name)
+		Expect(got.Str("data.a")).To(Equal("1"))
+		Expect(got.Exists("data.b")).To(BeFalse(), "%s", got)
+	})
+})

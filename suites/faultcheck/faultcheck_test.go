@@ -1,0 +1,217 @@
+package faultcheck_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apiconform/apiconform/refserver"
+	"github.com/apiconform/apiconform/refserver/faults"
+	"github.com/apiconform/apiconform/spec/catalog"
+	_ "github.com/apiconform/apiconform/suites/all"
+	"github.com/apiconform/apiconform/suites/faultcheck"
+	"github.com/apiconform/apiconform/suites/framework"
+	"github.com/apiconform/apiconform/suites/runner"
+)
+
+// mustFail says, for every fault switch of the reference server, which
+// requirements have specs that must fail when it is on. Each child run
+// selects exactly these requirements, so the list is also what it runs.
+var mustFail = map[string][]string{
+	// Exact reads at an older revision come back with the latest state.
+	faults.IgnoreRVMatchExact: {"RV-LIST-EXACT-NOLIMIT-RVN", "RV-LIST-EXACT-LIMIT-RVN", "RV-SEM-EXACT"},
+	// remainingItemCount is one too many on every non-last page.
+	faults.WrongRemainingItemCount: {"PAGE-REMAINING-COUNT"},
+	// Unknown fields are dropped silently instead of warned about.
+	faults.NoWarningHeader: {"FV-WARN", "FV-WARN-DEFAULT", "FV-NESTED-UNKNOWN"},
+	// Every dry-run write lands in storage (and so in watches).
+	faults.DryRunPersists: {"DRYRUN-CREATE", "DRYRUN-GENERATED-FIELDS", "DRYRUN-UPDATE", "DRYRUN-PATCH",
+		"DRYRUN-DELETE", "DRYRUN-DELETE-COLLECTION", "DRYRUN-NO-SIDE-EFFECTS"},
+	// A watch without resourceVersion starts with no ADDED events.
+	faults.NoSyntheticAdded: {"RV-WATCH-NORV"},
+	// Continued pages show changes made after the first page.
+	faults.ContinueIgnoresSnapshot: {"PAGE-CONSISTENT-SNAPSHOT", "RV-SEM-CONTINUE-EXACT"},
+}
+
+// The child process reads its orders from the environment.
+const (
+	envFault = "APICONFORM_FAULTCHECK_FAULT" // a fault name, or controlRun
+	envReqs  = "APICONFORM_FAULTCHECK_REQS"  // comma-separated requirement IDs to run
+	envOut   = "APICONFORM_FAULTCHECK_OUT"   // where to write the JSON summary
+
+	controlRun = "none"
+	childTest  = "TestFaultChild"
+
+	// childTimeout bounds one child process; the specs get a little less so
+	// that a slow run still reports which specs it finished.
+	childTimeout = 2 * time.Minute
+	specTimeout  = childTimeout - 20*time.Second
+)
+
+// TestTableCoversEveryFault keeps a new fault switch from going untested and
+// the table from naming requirements that do not exist.
+func TestTableCoversEveryFault(t *testing.T) {
+	for _, name := range faults.Names() {
+		if len(mustFail[name]) == 0 {
+			t.Errorf("fault %q (%s) has no requirements in mustFail", name, faults.Describe(name))
+		}
+	}
+	for name, ids := range mustFail {
+		if faults.Describe(name) == "" {
+			t.Errorf("mustFail names unknown fault %q (known: %v)", name, faults.Names())
+		}
+		for _, id := range ids {
+			if _, ok := catalog.ByID(id); !ok {
+				t.Errorf("mustFail[%q] names unknown requirement %s", name, id)
+			}
+		}
+	}
+}
+
+// TestFaultsFailTheirSpecs runs, each in its own child process against a
+// fresh embedded reference server, the specs of every fault once with no
+// fault (the control) and once with that fault on.
+func TestFaultsFailTheirSpecs(t *testing.T) {
+	if os.Getenv(envFault) != "" {
+		t.Skip("inside a child run")
+	}
+	var union []string
+	for _, ids := range mustFail {
+		union = append(union, ids...)
+	}
+	sort.Strings(union)
+	union = slices.Compact(union)
+
+	t.Run("control", func(t *testing.T) {
+		t.Parallel()
+		s := runChild(t, controlRun, union)
+		for _, sp := range s.Specs {
+			if sp.Failed {
+				t.Errorf("without faults, spec %q %v %s: %s", sp.Text, sp.Reqs, sp.State, sp.Message)
+			}
+		}
+		passed := s.PassedReqs()
+		for _, id := range union {
+			if !slices.Contains(passed, id) {
+				t.Errorf("without faults, no spec labelled req:%s passed (%s)", id, statesOf(s, id))
+			}
+		}
+		if !s.SuiteSucceeded && len(s.SuiteProblems) > 0 {
+			t.Errorf("without faults, the run did not succeed: %s", strings.Join(s.SuiteProblems, "; "))
+		}
+	})
+	for _, name := range faults.Names() {
+		ids := mustFail[name]
+		if len(ids) == 0 {
+			continue // TestTableCoversEveryFault reports it
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := runChild(t, name, ids)
+			failed := s.FailedReqs()
+			for _, id := range ids {
+				if !slices.Contains(failed, id) {
+					t.Errorf("fault %s (%s) went unnoticed: no spec labelled req:%s failed (%s)",
+						name, faults.Describe(name), id, statesOf(s, id))
+				}
+			}
+			t.Logf("fault %s fails %v", name, failed)
+		})
+	}
+}
+
+// statesOf says how the specs of one requirement ended, for messages.
+func statesOf(s faultcheck.Summary, id string) string {
+	var parts []string
+	for _, sp := range s.Specs {
+		if slices.Contains(sp.Reqs, id) {
+			parts = append(parts, fmt.Sprintf("%q %s", sp.Text, sp.State))
+		}
+	}
+	if len(parts) == 0 {
+		return "no spec selected"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// runChild re-executes this test binary to run the specs of reqs with fault
+// on (or none for controlRun) and returns the child's summary.
+func runChild(t *testing.T, fault string, reqs []string) faultcheck.Summary {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "summary.json")
+	ctx, cancel := context.WithTimeout(context.Background(), childTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0],
+		"-test.run=^"+childTest+"$", "-test.count=1", "-test.timeout="+childTimeout.String())
+	cmd.Env = append(os.Environ(), envFault+"="+fault, envReqs+"="+strings.Join(reqs, ","), envOut+"="+out)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("child %s ran %v in %s", fault, reqs, time.Since(start).Round(time.Millisecond))
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("child %s did not finish within %s:\n%s", fault, childTimeout, log.String())
+	}
+	if err != nil {
+		t.Fatalf("child %s: %v\n%s", fault, err, log.String())
+	}
+	s, err := faultcheck.ReadFile(out)
+	if err != nil {
+		t.Fatalf("child %s wrote no summary: %v\n%s", fault, err, log.String())
+	}
+	if s.Fault != fault {
+		t.Fatalf("child summary is for fault %q, want %q", s.Fault, fault)
+	}
+	return s
+}
+
+// TestFaultChild is the child side: it does nothing unless started by
+// runChild. It starts the embedded reference server with the named fault,
+// runs the named requirements' specs and writes the summary. Spec failures
+// are results, not errors of the child.
+func TestFaultChild(t *testing.T) {
+	fault, out := os.Getenv(envFault), os.Getenv(envOut)
+	if fault == "" || out == "" {
+		t.Skip("runs only as a child of TestFaultsFailTheirSpecs")
+	}
+	var set faults.Set
+	if fault != controlRun {
+		var err error
+		if set, err = faults.Parse(fault); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := strings.Split(os.Getenv(envReqs), ",")
+	ctx, cancel := context.WithTimeout(context.Background(), childTimeout)
+	defer cancel()
+	srv, err := refserver.StartEmbedded(ctx, func(c *refserver.Config) { c.Faults = set })
+	if err != nil {
+		t.Fatalf("start the reference server: %v", err)
+	}
+	defer func() { _ = srv.Close() }()
+	url := srv.URL()
+	if url == "" {
+		url = srv.InsecureURL()
+	}
+	report, err := runner.Run(ctx, runner.Config{
+		Target:       framework.Target{Server: url, Token: srv.Token(), Name: "refserver+" + fault},
+		Requirements: reqs,
+		Timeout:      specTimeout,
+	})
+	if err != nil {
+		t.Fatalf("run the specs: %v", err)
+	}
+	if err := faultcheck.Summarize(fault, report).WriteFile(out); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,63 @@
+// Package framework is the small toolkit every apiconform suite is written on.
+//
+// It talks raw HTTP to the target (client-go only supplies the authenticated
+// transport), so specs see exact status codes, headers and bodies.
+//
+// Lifecycle
+//
+//	framework.Configure(ctx, target) // once per process, by the runner, before RunSpecs
+//	framework.Caps()                 // capabilities detected by Configure
+//	framework.ServerURL()            // the target's base URL
+//	target.HTTPClient()              // authenticated *http.Client + base URL, for tools outside specs
+//
+// In a suite:
+//
+//	var _ = Describe("configmaps", framework.Area("conventions"), func() {
+//		f := framework.New("conventions") // BeforeEach: fresh namespace; DeferCleanup: delete it
+//		It("answers 404 with a Status", framework.Req("CONV-STATUS-404"), func() {
+//			r := f.Get(f.ConfigMapPath(f.Name("missing")))
+//			Expect(r.Code).To(Equal(404))
+//			Expect(r.Str("reason")).To(Equal("NotFound"))
+//		})
+//	})
+//
+// Requests: f.Do(method, path, body, opts...) and the shorthands Get, Post,
+// Put, Patch, Delete return a *Response (Code, Header, Body; JSON access with
+// r.JSON(gjsonPath) / r.Str / r.Int). Options: Query(k, v), Header(k, v),
+// ContentType(ct), Accept(a), Timeout(d). A body may be []byte, string (sent
+// as is) or any other value (encoded as JSON). A transport error fails the
+// spec; use f.Client().Do for an error return instead.
+//
+// Every exchange is recorded. When a spec fails, the exchanges (credentials
+// redacted) are attached to its report as the report entry named
+// ExchangesEntryName with ReportEntryVisibilityFailureOrVerbose; the entry
+// value is an Exchanges slice (JSON-encodable, and a readable String()).
+//
+// Objects: f.Name(prefix) gives a unique name; f.Namespace is the spec's own
+// namespace (ac-<area>-<random>). ConfigMap helpers: CreateConfigMap,
+// GetConfigMap, ListConfigMaps, DeleteConfigMap, ConfigMapPath,
+// ConfigMapsPath. f.CreateCRD(CRDOptions{...}) creates a uniquely named CRD
+// (group <random>.apiconform.test), waits until it is Established and served,
+// and deletes it after the spec. f.Watch(path, opts...) opens a watch (closed
+// after the spec; Timeout(d) bounds the stream, default the target's watch
+// timeout); w.Next(timeout) returns the next event, ErrWatchTimeout or
+// ErrWatchClosed.
+//
+// Capabilities: RequireCRDs, RequireWatchList, RequireRefServer,
+// RequireFrobbers Skip the spec with a reason when the target lacks the
+// feature. Compact(ctx) compacts the reference server's history now and
+// returns the compacted revision (an error wrapping ErrNotSupported on other
+// targets).
+//
+// Credentials: the client-go transport adds them below the recording layer,
+// so they never reach a recorded exchange; Cookie/Set-Cookie and similar
+// headers, bearer tokens, JWTs and "token"/"password" JSON fields in bodies
+// are replaced by REDACTED as well.
+//
+// Labels: Area(name) is the label "area:<name>"; Req(ids...) gives the
+// labels "req:<id>" (the same strings as catalog.Label). Every spec must carry
+// at least one Req label naming a catalogue requirement.
+//
+// The framework keeps per-process state (one spec runs at a time in a Ginkgo
+// process); parallel Ginkgo processes are isolated by their namespaces.
+package framework

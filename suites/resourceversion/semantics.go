@@ -1,0 +1,333 @@
+package resourceversion
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/tidwall/gjson"
+
+	fw "github.com/apiconform/apiconform/suites/framework"
+)
+
+// historyBudget bounds how long a spec waits for the target to drop history
+// on its own (kube-apiserver compacts etcd every --etcd-compaction-interval).
+const historyBudget = 90 * time.Second
+
+var decimalRV = regexp.MustCompile(`^[1-9][0-9]*$`)
+
+var _ = Describe("resourceVersion fields", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("carries metadata.resourceVersion as a non-empty string on every object", fw.Req("RV-OBJECT-STRING"), func() {
+		name := f.Name("obj")
+		created := f.CreateConfigMap(name, map[string]string{"k": "v"})
+		got := f.GetConfigMap(name)
+		Expect(got.Code).To(Equal(http.StatusOK), "%s", got)
+		listed := f.ListConfigMaps()
+		for what, rv := range map[string]gjson.Result{
+			"create answer": created.JSON("metadata.resourceVersion"),
+			"get answer":    got.JSON("metadata.resourceVersion"),
+			"list item":     listed.JSON("items.0.metadata.resourceVersion"),
+		} {
+			Expect(rv.Type).To(Equal(gjson.String), "%s: metadata.resourceVersion is a JSON string, got %s", what, rv.Raw)
+			Expect(rv.String()).NotTo(BeEmpty(), what)
+		}
+	})
+
+	It("carries the collection's metadata.resourceVersion on a list", fw.Req("RV-LIST-METADATA"), func() {
+		a := createCM(f, f.Name("a"), "v1")
+		r := f.ListConfigMaps()
+		rv := r.JSON("metadata.resourceVersion")
+		Expect(rv.Type).To(Equal(gjson.String), "list metadata.resourceVersion is a JSON string: %s", r)
+		Expect(rv.String()).NotTo(BeEmpty())
+		// The collection was constructed after the create, so reading it back
+		// exactly at that version shows the object.
+		again := list(f, fw.Query("resourceVersion", rv.String()), fw.Query("resourceVersionMatch", "Exact"))
+		Expect(again.Code).To(Equal(http.StatusOK), "%s", again)
+		Expect(items(again)).To(ConsistOf(a), "the collection at its own resourceVersion")
+	})
+
+	It("changes an object's resourceVersion on every modification", fw.Req("RV-CHANGES-ON-WRITE"), func() {
+		name := f.Name("obj")
+		seen := map[string]string{}
+		note := func(step, rv string) {
+			Expect(rv).NotTo(BeEmpty(), step)
+			Expect(seen).NotTo(HaveKey(rv), "%s reused the resourceVersion of %s", step, seen[rv])
+			seen[rv] = step
+		}
+		note("create", createCM(f, name, "1").RV)
+		note("merge patch", setCM(f, name, "2").RV)
+		cur := f.GetConfigMap(name)
+		obj := fw.ConfigMap(name, map[string]string{"k": "3"})
+		obj["metadata"].(map[string]any)["resourceVersion"] = cur.Str("metadata.resourceVersion")
+		put := f.Put(f.ConfigMapPath(name), obj)
+		Expect(put.Code).To(Equal(http.StatusOK), "%s", put)
+		note("update", put.Str("metadata.resourceVersion"))
+		lbl := f.Patch(f.ConfigMapPath(name), fw.MergePatch, map[string]any{"metadata": map[string]any{"labels": map[string]string{"x": "y"}}})
+		Expect(lbl.Code).To(Equal(http.StatusOK), "%s", lbl)
+		note("label patch", lbl.Str("metadata.resourceVersion"))
+	})
+
+	It("uses decimal integers that increase with every write to the resource type", fw.Req("RV-COMPARABLE"), func() {
+		requireSince("RV-COMPARABLE")
+		var last uint64
+		check := func(step, rv string) {
+			Expect(rv).To(MatchRegexp(decimalRV.String()), "%s: resourceVersion %q is a decimal integer", step, rv)
+			n, err := strconv.ParseUint(rv, 10, 64)
+			Expect(err).NotTo(HaveOccurred(), "%s: %q fits in 64 bits", step, rv)
+			Expect(n).To(BeNumerically(">", last), "%s: resourceVersion %d follows %d", step, n, last)
+			last = n
+		}
+		a, b := f.Name("a"), f.Name("b")
+		check("create a", createCM(f, a, "1").RV)
+		check("create b", createCM(f, b, "1").RV)
+		check("patch a", setCM(f, a, "2").RV)
+		check("patch b", setCM(f, b, "2").RV)
+		r := f.ListConfigMaps()
+		listRV := r.Str("metadata.resourceVersion")
+		n, ok := rvInt(listRV)
+		Expect(ok).To(BeTrue(), "list resourceVersion %q is a decimal integer", listRV)
+		Expect(n).To(BeNumerically(">=", last), "the collection is at least as new as the items in it")
+		// Another namespace, same resource type: still ordered after.
+		other := f.Post("/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": f.Namespace + "-b"}})
+		Expect(other.Code).To(Equal(http.StatusCreated), "%s", other)
+		DeferCleanup(func() { f.Delete("/api/v1/namespaces/"+f.Namespace+"-b", nil) })
+		c := f.Post("/api/v1/namespaces/"+f.Namespace+"-b/configmaps", fw.ConfigMap("c", nil))
+		Expect(c.Code).To(Equal(http.StatusCreated), "%s", c)
+		check("create in another namespace", c.Str("metadata.resourceVersion"))
+	})
+})
+
+var _ = Describe("get and list semantics", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("shows every preceding write to a Most Recent get or list", fw.Req("RV-SEM-MOST-RECENT"), func() {
+		name := f.Name("obj")
+		createCM(f, name, "0")
+		for i := 1; i <= 5; i++ {
+			w := setCM(f, name, strconv.Itoa(i))
+			g := f.GetConfigMap(name)
+			Expect(g.Str("metadata.resourceVersion")).To(Equal(w.RV), "get right after write %d", i)
+			Expect(items(f.ListConfigMaps())).To(ConsistOf(w), "list right after write %d", i)
+		}
+	})
+
+	It("serves an Any read with some state the objects had", fw.Req("RV-SEM-ANY"), func() {
+		name := f.Name("obj")
+		v1 := createCM(f, name, "1")
+		v2 := setCM(f, name, "2")
+		r := list(f, fw.Query("resourceVersion", "0"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		got := items(r)
+		for _, it := range got {
+			Expect(it).To(BeElementOf(v1, v2))
+		}
+		stale := len(got) == 0 || got[0] != v2
+		record("Any", "list resourceVersion=0 returned %v at %s; latest is %s (stale=%v)", got, r.Str("metadata.resourceVersion"), v2, stale)
+	})
+
+	It("answers Not older than with a collection at least as new as requested", fw.Req("RV-SEM-NOT-OLDER-THAN"), func() {
+		a := createCM(f, f.Name("a"), "1")
+		r := list(f, fw.Query("resourceVersion", a.RV), fw.Query("resourceVersionMatch", "NotOlderThan"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(items(r)).To(ConsistOf(a), "the write at %s is in any state not older than it", a.RV)
+		if have, ok := rvInt(r.Str("metadata.resourceVersion")); ok {
+			if floor, ok := rvInt(a.RV); ok {
+				Expect(have).To(BeNumerically(">=", floor))
+			}
+		}
+	})
+
+	It("answers Exact with the collection exactly as it was at the requested version", fw.Req("RV-SEM-EXACT"), func() {
+		a := createCM(f, f.Name("a"), "1")
+		at := f.ListConfigMaps().Str("metadata.resourceVersion")
+		setCM(f, a.Name, "2")
+		createCM(f, f.Name("b"), "1")
+		r := list(f, fw.Query("resourceVersion", at), fw.Query("resourceVersionMatch", "Exact"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Str("metadata.resourceVersion")).To(Equal(at))
+		Expect(items(r)).To(Equal([]item{a}), "the items as they were at %s", at)
+	})
+
+	It("serves continued pages at the resourceVersion of the first page", fw.Req("RV-SEM-CONTINUE-EXACT"), func() {
+		a := createCM(f, f.Name("a"), "1")
+		b := createCM(f, f.Name("b"), "1")
+		c := createCM(f, f.Name("c"), "1")
+		first := list(f, fw.Query("limit", "1"))
+		Expect(first.Code).To(Equal(http.StatusOK), "%s", first)
+		Expect(items(first)).To(Equal([]item{a}))
+		setCM(f, b.Name, "2")
+		deleteCM(f, c.Name)
+		var got []item
+		token := first.Str("metadata.continue")
+		for pages := 0; token != ""; pages++ {
+			Expect(pages).To(BeNumerically("<", 5), "a 3-item list in pages of 1 ends")
+			r := list(f, fw.Query("limit", "1"), fw.Query("continue", token))
+			Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+			Expect(r.Str("metadata.resourceVersion")).To(Equal(first.Str("metadata.resourceVersion")))
+			got = append(got, items(r)...)
+			token = r.Str("metadata.continue")
+		}
+		Expect(got).To(Equal([]item{b, c}), "the later pages show the snapshot of the first page")
+	})
+
+	It("rejects resourceVersionMatch without resourceVersion", fw.Req("RV-MATCH-REQUIRES-RV"), func() {
+		for _, match := range []string{"NotOlderThan", "Exact"} {
+			r := list(f, fw.Query("resourceVersionMatch", match))
+			fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+			Expect(r.Str("details.causes.0.field")).To(Equal("resourceVersionMatch"), "%s", r)
+			Expect(r.Str("details.causes.0.reason")).To(Equal("FieldValueForbidden"), "%s", r)
+		}
+	})
+})
+
+var _ = Describe("history that is gone", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("answers 410 Gone to an Exact read of a version no longer kept, and may serve other reads of it",
+		fw.Req("RV-SEM-EXACT-GONE", "RV-GONE-410"), func() {
+			name := f.Name("obj")
+			createCM(f, name, "1")
+			old := f.ListConfigMaps().Str("metadata.resourceVersion")
+			latest := setCM(f, name, "2")
+
+			exact := func() *fw.Response {
+				return list(f, fw.Query("resourceVersion", old), fw.Query("resourceVersionMatch", "Exact"))
+			}
+			if fw.Caps().RefServer {
+				_, err := fw.Compact(f.Ctx())
+				Expect(err).NotTo(HaveOccurred())
+			} else {
+				// No hook: poll, within a budget, until the target drops the version itself.
+				var last *fw.Response
+				gone := waitFor(historyBudget, 2*time.Second, func() bool {
+					last = exact()
+					return last.Code != http.StatusOK
+				})
+				if !gone {
+					Skip(fmt.Sprintf("resourceVersion %s was still served after %s: the target keeps history longer than the budget and offers no compaction hook", old, historyBudget))
+				}
+			}
+
+			r := exact()
+			fw.ExpectStatus(r, http.StatusGone, r.Str("reason"))
+			Expect(r.Str("reason")).To(BeElementOf("Expired", "Gone"), "%s", r)
+			record("Exact at a dropped version", "%d %s: %s", r.Code, r.Str("reason"), r.Str("message"))
+
+			// Other reads of the dropped version: 410 or served, both documented.
+			for _, q := range []struct {
+				what string
+				opts []fw.Option
+			}{
+				{"get", []fw.Option{fw.Query("resourceVersion", old)}},
+				{"list limit=1", []fw.Option{fw.Query("resourceVersion", old), fw.Query("limit", "1")}},
+				{"list NotOlderThan", []fw.Option{fw.Query("resourceVersion", old), fw.Query("resourceVersionMatch", "NotOlderThan")}},
+			} {
+				var r *fw.Response
+				if q.what == "get" {
+					r = f.GetConfigMap(name, q.opts...)
+				} else {
+					r = list(f, q.opts...)
+				}
+				switch r.Code {
+				case http.StatusGone:
+					Expect(r.Str("kind")).To(Equal("Status"), "%s", r)
+					record(q.what, "410 %s: %s", r.Str("reason"), r.Str("message"))
+				case http.StatusOK:
+					rv := r.Str("metadata.resourceVersion")
+					if q.what != "get" {
+						rv = r.Str("items.0.metadata.resourceVersion")
+					}
+					Expect(rv).To(Equal(latest.RV), "%s: a read not older than %s that is served shows the latest state", q.what, old)
+					record(q.what, "served (200) at %s", r.Str("metadata.resourceVersion"))
+				default:
+					Fail(fmt.Sprintf("%s at a dropped resourceVersion: want 410 or 200, got %s", q.what, r))
+				}
+			}
+		})
+})
+
+// futureRV is a resourceVersion far ahead of the target's current one.
+func futureRV(f *fw.Framework) string {
+	cur := f.ListConfigMaps().Str("metadata.resourceVersion")
+	n, ok := rvInt(cur)
+	if !ok {
+		Skip(fmt.Sprintf("the target's resourceVersion %q is not an integer, so no future version can be named", cur))
+	}
+	return strconv.FormatUint(n+1_000_000_000, 10)
+}
+
+var _ = Describe("resourceVersions from the future", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("waits briefly and answers 504, or answers with Retry-After", fw.Req("RV-UNAVAILABLE-504"), func() {
+		name := f.Name("obj")
+		createCM(f, name, "1")
+		future := futureRV(f)
+		for what, r := range map[string]*fw.Response{
+			"get":  f.GetConfigMap(name, fw.Query("resourceVersion", future)),
+			"list": list(f, fw.Query("resourceVersion", future), fw.Query("resourceVersionMatch", "NotOlderThan")),
+		} {
+			Expect(r.Code).NotTo(BeNumerically("<", 300), "%s: a version that does not exist yet cannot be served: %s", what, r)
+			if r.Code == http.StatusGatewayTimeout {
+				fw.ExpectStatus(r, http.StatusGatewayTimeout, r.Str("reason"))
+				record(what, "504 %s: %s (Retry-After %q)", r.Str("reason"), r.Str("message"), r.Header.Get("Retry-After"))
+				continue
+			}
+			Expect(r.Header.Get("Retry-After")).NotTo(BeEmpty(), "%s: not a 504, so the documented other answer carries Retry-After: %s", what, r)
+			record(what, "%d with Retry-After %q: %s", r.Code, r.Header.Get("Retry-After"), r.Str("message"))
+		}
+	})
+
+	It("gives a usable Retry-After when it asks the client to retry", fw.Req("RV-UNAVAILABLE-RETRY-AFTER"), func() {
+		name := f.Name("obj")
+		createCM(f, name, "1")
+		r := f.GetConfigMap(name, fw.Query("resourceVersion", futureRV(f)))
+		Expect(r.Code).NotTo(BeNumerically("<", 300), "%s", r)
+		ra := r.Header.Get("Retry-After")
+		if ra == "" {
+			Expect(r.Code).To(Equal(http.StatusGatewayTimeout), "without Retry-After the documented answer is 504: %s", r)
+			record("Retry-After", "none; answered %d", r.Code)
+			return
+		}
+		Expect(validRetryAfter(ra)).To(Succeed(), "Retry-After %q", ra)
+		record("Retry-After", "%q on %d", ra, r.Code)
+	})
+
+	It(`identifies the answer with a "Too large resource version" message`, fw.Req("RV-TOO-LARGE-MESSAGE"), func() {
+		name := f.Name("obj")
+		createCM(f, name, "1")
+		r := f.GetConfigMap(name, fw.Query("resourceVersion", futureRV(f)))
+		Expect(r.Code).NotTo(BeNumerically("<", 300), "%s", r)
+		Expect(r.Str("message")).To(ContainSubstring("Too large resource version"), "%s", r)
+		record("causes", "%s", r.JSON("details.causes").Raw)
+	})
+})
+
+// waitFor polls cond every interval until it holds or the budget runs out,
+// and reports whether it held. It never fails the spec itself.
+func waitFor(budget, interval time.Duration, cond func() bool) bool {
+	g := NewGomega(func(string, ...int) {})
+	return g.Eventually(cond).WithTimeout(budget).WithPolling(interval).Should(BeTrue())
+}
+
+// validRetryAfter accepts delta-seconds or an HTTP-date (RFC 9110 §10.2.3).
+func validRetryAfter(v string) error {
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 0 {
+			return errors.New("negative delay")
+		}
+		return nil
+	}
+	if _, err := http.ParseTime(v); err != nil {
+		return fmt.Errorf("neither delta-seconds nor an HTTP-date")
+	}
+	return nil
+}
