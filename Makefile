@@ -26,15 +26,22 @@ vet:
 unit:
 	$(GO) test -race -timeout 30m $(PKGS)
 
-bench: ## benchmarks of the store, server, paging, watch and static checker
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x $(PKGS)
+bench: ## benchmarks of the store, server, paging, watch, write path and static checker
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./refserver/... ./spec/... ./loadgen/...
 
-fuzz: ## run each fuzz target for a short while
-	@for spec in $$($(GO) test -list '^Fuzz' $(PKGS) 2>/dev/null | grep -E '^(Fuzz|ok)'); do :; done
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime 20s ./refserver/... || true
+FUZZTIME ?= 20s
+# package:target pairs; go test -fuzz takes one package and one target at a time.
+FUZZ_TARGETS = ./refserver/apiserver:FuzzDecodeRequest ./refserver/apiserver:FuzzPatch \
+               ./refserver/fieldcheck:FuzzDecode ./refserver/rvplan:FuzzDecodeContinue
 
-conformance: ## run every suite against the embedded reference server
-	$(GO) run ./cmd/apiconform run --out $(OUT)/refserver
+fuzz: ## run each fuzz target for FUZZTIME (default 20s)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+conformance: build ## run every suite against the embedded reference server
+	./apiconform run --out $(OUT)/refserver
 
 oracle-build: ## build kube-apiserver, kubectl and etcd from the Go modules pinned in oracle/go.mod
 	cd oracle && bash build.sh
@@ -45,19 +52,20 @@ oracle: oracle-build ## build and start etcd + kube-apiserver on 127.0.0.1, writ
 oracle-stop: ## stop the oracle processes started by `make oracle`
 	bash oracle/down.sh
 
-conformance-oracle: ## run the suites against the oracle; fails on any failure not catalogued as a kube-apiserver deviation
-	$(GO) run ./cmd/apiconform run --kubeconfig $(ORACLE_DIR)/kubeconfig --target-name kube-apiserver \
-	  --allow-known-deviations --out $(OUT)/oracle
-	$(GO) run ./cmd/apiconform run --target-name refserver --out $(OUT)/refserver
-	$(GO) run ./cmd/apiconform report $(OUT)/refserver/result.json $(OUT)/oracle/result.json \
-	  --format md --out $(OUT)/matrix.md
-	$(GO) run ./cmd/apiconform report $(OUT)/refserver/result.json $(OUT)/oracle/result.json \
-	  --format html --out $(OUT)/matrix.html
+conformance-oracle: build ## suites against the oracle (fails on any failure not catalogued as a deviation) and the reference server, side by side
+	./apiconform run --kubeconfig $(ORACLE_DIR)/kubeconfig --target-name kube-apiserver -p 2 \
+	  --fail-on may --allow-known-deviations --out $(OUT)/oracle
+	./apiconform run --target-name refserver --fail-on may --out $(OUT)/refserver
+	@for f in md html junit; do \
+	  ./apiconform report $(OUT)/refserver/result.json $(OUT)/oracle/result.json --format $$f --out $(OUT)/matrix.$$f || exit 1; \
+	done
+	./apiconform report $(OUT)/refserver/result.json $(OUT)/oracle/result.json --format terminal
 
-bench-compare: ## same bounded load against the reference server and the oracle, with ratios
-	$(GO) run ./cmd/apiconform bench --kubeconfig $(ORACLE_DIR)/kubeconfig
+bench-compare: build ## same bounded load against the reference server and the oracle, with ratios
+	./apiconform bench --kubeconfig $(ORACLE_DIR)/kubeconfig --json $(OUT)/bench-compare.json
 
 report-screenshot: ## render a sample HTML report and screenshot it with headless Chromium
+	mkdir -p $(OUT)
 	$(GO) run ./reports/cmd/screenshot $(OUT)/report.png
 
 clean:

@@ -37,12 +37,17 @@ func TestKubectl(t *testing.T) {
 		t.Fatal(err)
 	}
 	manifest := filepath.Join(dir, "cm.yaml")
+	// kubectl edit runs $KUBE_EDITOR on a temporary file; this one rewrites a value.
+	editor := filepath.Join(dir, "editor.sh")
+	if err := os.WriteFile(editor, []byte("#!/bin/sh\nsed -i 's/^  k: two$/  k: edited/' \"$1\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	run := func(want string, args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kc}, args...)...)
-		cmd.Env = append(os.Environ(), "HOME="+dir, "KUBECACHEDIR="+filepath.Join(dir, "cache"))
+		cmd.Env = append(os.Environ(), "HOME="+dir, "KUBECACHEDIR="+filepath.Join(dir, "cache"), "KUBE_EDITOR="+editor)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
@@ -66,6 +71,8 @@ func TestKubectl(t *testing.T) {
 	run("configmap/c2 configured", "apply", "-f", manifest)
 	run("two", "-n", "demo", "get", "configmap", "c2", "-o", "jsonpath={.data.k}")
 	run("c2", "-n", "demo", "get", "cm", "-l", "app=web")
+	run("configmap/c2 edited", "-n", "demo", "edit", "configmap", "c2")
+	run("edited", "-n", "demo", "get", "configmap", "c2", "-o", "jsonpath={.data.k}")
 	run("configmap/c2 patched", "-n", "demo", "patch", "configmap", "c2", "--type=merge", "-p", `{"data":{"z":"1"}}`)
 	run("configmap/c2 patched", "-n", "demo", "patch", "configmap", "c2", "-p", `{"data":{"s":"1"}}`)
 	run(`configmap "c1" deleted`, "-n", "demo", "delete", "configmap", "c1")

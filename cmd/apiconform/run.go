@@ -44,7 +44,7 @@ type runOptions struct {
 	dryRun, failFast     bool
 	verbose, quiet       bool
 
-	timeout, requestTimeout, watchTimeout time.Duration
+	timeout, requestTimeout, watchTimeout, compactionWait time.Duration
 
 	// workerResult is set when this process is one of `-p N`'s workers: it
 	// writes its result there and renders nothing.
@@ -54,7 +54,7 @@ type runOptions struct {
 func newRunOptions() *runOptions {
 	return &runOptions{level: "may", parallel: 1, out: "out", formats: []string{"json", "junit", "md", "html"},
 		failOn: "must", timeout: time.Hour, requestTimeout: framework.DefaultRequestTimeout,
-		watchTimeout: framework.DefaultWatchTimeout}
+		watchTimeout: framework.DefaultWatchTimeout, compactionWait: framework.DefaultCompactionWait}
 }
 
 func newRunCmd() *cobra.Command {
@@ -108,6 +108,7 @@ usage or when the target cannot be reached (refused, TLS, 401/403).`,
 	f.DurationVar(&o.timeout, "timeout", o.timeout, "deadline of the whole run")
 	f.DurationVar(&o.requestTimeout, "request-timeout", o.requestTimeout, "deadline of each request")
 	f.DurationVar(&o.watchTimeout, "watch-timeout", o.watchTimeout, "upper bound of each watch stream")
+	f.DurationVar(&o.compactionWait, "compaction-wait", o.compactionWait, "how long a spec waits for a target without a compaction hook to drop history (410 specs) before skipping")
 	f.StringVar(&o.workerResult, "worker-result", "", "")
 	_ = f.MarkHidden("worker-result")
 	return cmd
@@ -160,7 +161,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 	if o.targetName != "" {
 		target.Name = o.targetName
 	}
-	target.RequestTimeout, target.WatchTimeout = o.requestTimeout, o.watchTimeout
+	target.RequestTimeout, target.WatchTimeout, target.CompactionWait = o.requestTimeout, o.watchTimeout, o.compactionWait
 	version, err := preflight(ctx, target)
 	if err != nil {
 		return withExit(exitUsage, err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -102,6 +101,5 @@ every client on its address.`,
 	f.DurationVar(&cfg.BookmarkInterval, "bookmark-interval", time.Minute, "how often watches with allowWatchBookmarks get a BOOKMARK")
 	f.DurationVar(&cfg.RevisionWait, "revision-wait", 3*time.Second, "how long a read waits for a future resourceVersion before 504")
 	f.StringVar(&kubeconfigFile, "write-kubeconfig", "", "write a kubeconfig for clients (server, CA data, token) to this file")
-	_ = context.Background
 	return cmd
 }

@@ -120,6 +120,7 @@ func shareAreas(areas []string, n int) [][]string {
 func workerArgs(o *runOptions, sel selection, t framework.Target, areas []string, out string) []string {
 	args := []string{"run", "--worker-result", out, "--fail-on", "none", "--format", "json",
 		"--level", o.level, "--timeout", o.timeout.String(), "--request-timeout", o.requestTimeout.String(),
+		"--watch-timeout", o.watchTimeout.String(), "--compaction-wait", o.compactionWait.String(),
 		"--target-name", t.Name, "--focus", strings.Join(append(append([]string{}, areas...), focusedRequirements(o.focus)...), ",")}
 	if len(o.skip) > 0 {
 		args = append(args, "--skip", strings.Join(o.skip, ","))

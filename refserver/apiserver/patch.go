@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
+	"github.com/apiconform/apiconform/refserver/apply"
+	"github.com/apiconform/apiconform/refserver/fieldcheck"
 	"github.com/apiconform/apiconform/refserver/registry"
 )
 
@@ -91,29 +93,34 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	if err != nil {
 		return err
 	}
-	opts := registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r)}
-	if mt != ApplyPatch && r.URL.Query().Get("force") != "" {
-		msg := "may not be specified for non-apply patch"
-		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 422, Reason: metav1.StatusReasonInvalid,
-			Message: "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: " + msg,
-			Details: &metav1.StatusDetails{Group: "meta.k8s.io", Kind: "PatchOptions", Causes: []metav1.StatusCause{{Type: metav1.CauseType("FieldValueForbidden"), Message: "Forbidden: " + msg, Field: "force"}}}}}
+	// kube-apiserver checks the options after the media type and the body.
+	if err := apply.ValidatePatchOptions(patchOptions(r), types.PatchType(mt)); err != nil {
+		return err
 	}
+	lv, err := level(r, "PatchOptions")
+	if err != nil {
+		return err
+	}
+	opts := registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r)}
 	if mt == ApplyPatch {
-		return h.apply(w, r, ri, body, opts)
+		return h.apply(w, r, ri, body, opts, lv)
 	}
 	if ri.subresource == "scale" {
 		return h.patchScale(w, r, ri, mt, body, dry)
 	}
-	var unknown []string
+	var warnings []string
 	out, err := h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
 		curJSON, _ := json.Marshal(cur)
 		next, err := ApplyPatchBytes(mt, curJSON, body, ri.kind.StrategicMerge)
 		if err != nil {
 			return nil, err
 		}
-		obj, unk, err := DecodeObject(ri.kind, ri.version, next)
-		unknown = unk
+		obj, w, err := decoder(ri).DecodePatched(fieldcheck.PatchType(mt), body, next, lv)
 		if err != nil {
+			return nil, err
+		}
+		warnings = w
+		if err := checkTypeMeta(ri, obj); err != nil {
 			return nil, err
 		}
 		// A patch may carry a resourceVersion precondition; otherwise none.
@@ -123,8 +130,12 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 		if err := checkIdentity(ri, obj); err != nil {
 			return nil, err
 		}
-		return obj, h.fieldValidation(w, r, ri, unknown, next)
+		if ri.kind.Namespaced {
+			registry.Meta(obj)["namespace"] = ri.namespace
+		}
+		return obj, nil
 	})
+	h.addWarnings(w, warnings)
 	if err != nil {
 		return err
 	}
@@ -132,41 +143,41 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	return nil
 }
 
-// checkIdentity rejects patches that change the name or namespace.
+// patchOptions reads a PATCH's query options.
+func patchOptions(r *http.Request) metav1.PatchOptions {
+	q := r.URL.Query()
+	o := metav1.PatchOptions{DryRun: q["dryRun"], FieldManager: q.Get("fieldManager"), FieldValidation: q.Get("fieldValidation")}
+	if v, ok := q["force"]; ok {
+		force, _ := strconv.ParseBool(v[0])
+		o.Force = &force
+	}
+	return o
+}
+
+// checkIdentity rejects a patched or applied object of another name or
+// namespace (an absent namespace is the request's).
 func checkIdentity(ri *requestInfo, obj registry.Object) error {
 	m := registry.Meta(obj)
 	if name, _ := m["name"].(string); name != ri.name {
 		return apierrors.NewBadRequest("the name of the object (" + name + ") does not match the name on the URL (" + ri.name + ")")
 	}
-	if ns, _ := m["namespace"].(string); ri.kind.Namespaced && ns == "" {
-		m["namespace"] = ri.namespace
-	} else if ri.kind.Namespaced && ns != ri.namespace {
+	if ns, _ := m["namespace"].(string); ri.kind.Namespaced && ns != "" && ns != ri.namespace {
 		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	return nil
 }
 
-// apply is a small server-side apply: the applied configuration is created
-// when absent, else merged over the live object (no field ownership).
-func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo, body []byte, opts registry.WriteOptions) error {
-	if r.URL.Query().Get("fieldManager") == "" {
-		msg := "is required for apply patch"
-		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 422, Reason: metav1.StatusReasonInvalid,
-			Message: "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: " + msg,
-			Details: &metav1.StatusDetails{Group: "meta.k8s.io", Kind: "PatchOptions", Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Message: "Required value: " + msg, Field: "fieldManager"}}}}}
-	}
-	raw, err := toJSON("application/yaml", body)
+// apply is server-side apply: the applied configuration is created when
+// absent, else merged over the live object with field ownership. Only
+// duplicate keys are found while decoding; the field manager refuses
+// unknown fields and wrong types (a 500, as kube-apiserver answers).
+func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo, body []byte, opts registry.WriteOptions, lv fieldcheck.Level) error {
+	applied, warnings, err := fieldcheck.DecodeApply(body, lv)
 	if err != nil {
 		return err
 	}
-	applied, unknown, err := DecodeObject(ri.kind, ri.version, raw)
-	if err != nil {
-		return err
-	}
+	h.addWarnings(w, warnings)
 	if err := checkIdentity(ri, applied); err != nil {
-		return err
-	}
-	if err := h.fieldValidation(w, r, ri, unknown, nil); err != nil {
 		return err
 	}
 	manager := r.URL.Query().Get("fieldManager")
@@ -182,7 +193,7 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 			return nil, err
 		}
 		b, _ := json.Marshal(merged)
-		obj, _, err := DecodeObject(ri.kind, ri.version, b)
+		obj, _, err := decoder(ri).Decode(b, fieldcheck.JSON, fieldcheck.Ignore)
 		if err != nil {
 			return nil, err
 		}
@@ -301,11 +312,11 @@ func (h *Handler) setReplicas(r *http.Request, ri *requestInfo, dry bool, scaleF
 }
 
 func (h *Handler) updateScale(w http.ResponseWriter, r *http.Request, ri *requestInfo, dry bool) error {
-	body, err := readBody(r)
+	body, f, err := h.readInput(r, "update")
 	if err != nil {
 		return err
 	}
-	raw, err := toJSON(r.Header.Get("Content-Type"), body)
+	raw, err := toJSON(body, f)
 	if err != nil {
 		return err
 	}
@@ -346,8 +357,6 @@ func (h *Handler) patchScale(w http.ResponseWriter, r *http.Request, ri *request
 	}
 	return h.writeScale(w, r, ri, out)
 }
-
-var _ = strconv.Itoa
 
 // managerOf names the field manager of a request: the fieldManager
 // parameter, else the User-Agent's program name, as kube-apiserver does.

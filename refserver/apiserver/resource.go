@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/apiconform/apiconform/refserver/fieldcheck"
 	"github.com/apiconform/apiconform/refserver/registry"
 	"github.com/apiconform/apiconform/refserver/rvplan"
 )
@@ -145,10 +146,8 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, ri *requ
 	if !ok {
 		return errNotAcceptable()
 	}
-	switch verb {
-	case "create", "update", "patch", "delete", "deletecollection":
-		kind := map[string]string{"create": "CreateOptions", "update": "UpdateOptions", "patch": "PatchOptions", "delete": "DeleteOptions", "deletecollection": "DeleteOptions"}[verb]
-		if err := checkOptions(r, kind); err != nil {
+	if verb == "delete" || verb == "deletecollection" {
+		if err := validateOptions(r, verb); err != nil {
 			return err
 		}
 	}
@@ -289,23 +288,21 @@ func dryRun(r *http.Request) (bool, error) {
 	return len(r.URL.Query()["dryRun"]) > 0, nil
 }
 
-// readObject reads and decodes the body of a create or update.
-func (h *Handler) readObject(w http.ResponseWriter, r *http.Request, ri *requestInfo) (registry.Object, error) {
-	body, err := readBody(r)
+// readObject reads and decodes the body of a create or update (verb).
+func (h *Handler) readObject(w http.ResponseWriter, r *http.Request, ri *requestInfo, verb string) (registry.Object, error) {
+	body, f, err := h.readInput(r, verb)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := toJSON(r.Header.Get("Content-Type"), body)
+	lv, err := level(r, map[string]string{"create": "CreateOptions", "update": "UpdateOptions"}[verb])
 	if err != nil {
 		return nil, err
 	}
-	obj, unknown, err := DecodeObject(ri.kind, ri.version, raw)
+	obj, warnings, err := decodeObject(ri, body, f, lv)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.fieldValidation(w, r, ri, unknown, nil); err != nil {
-		return nil, err
-	}
+	h.addWarnings(w, warnings)
 	m := registry.Meta(obj)
 	if ns, _ := m["namespace"].(string); ri.kind.Namespaced && ns != "" && ns != ri.namespace {
 		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
@@ -313,12 +310,32 @@ func (h *Handler) readObject(w http.ResponseWriter, r *http.Request, ri *request
 	return obj, nil
 }
 
+// readInput reads the body of a create or update in kube-apiserver's order:
+// a create checks the media type (415) before the body and the query options
+// (422); an update checks the media type last.
+func (h *Handler) readInput(r *http.Request, verb string) ([]byte, fieldcheck.Format, error) {
+	ct := r.Header.Get("Content-Type")
+	if verb == "create" {
+		if _, _, err := inputFormat(ct); err != nil {
+			return nil, 0, err
+		}
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := validateOptions(r, verb); err != nil {
+		return nil, 0, err
+	}
+	return bodyOf(ct, body)
+}
+
 func (h *Handler) create(w http.ResponseWriter, r *http.Request, ri *requestInfo) error {
 	dry, err := dryRun(r)
 	if err != nil {
 		return err
 	}
-	obj, err := h.readObject(w, r, ri)
+	obj, err := h.readObject(w, r, ri, "create")
 	if err != nil {
 		return err
 	}
@@ -338,7 +355,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	if ri.subresource == "scale" {
 		return h.updateScale(w, r, ri, dry)
 	}
-	obj, err := h.readObject(w, r, ri)
+	obj, err := h.readObject(w, r, ri, "update")
 	if err != nil {
 		return err
 	}
@@ -362,7 +379,11 @@ func (h *Handler) deleteOptions(r *http.Request) (registry.DeleteOptions, error)
 	}
 	var opts metav1.DeleteOptions
 	if len(strings.TrimSpace(string(body))) > 0 {
-		raw, err := toJSON(r.Header.Get("Content-Type"), body)
+		b, f, err := bodyOf(r.Header.Get("Content-Type"), body)
+		if err != nil {
+			return o, err
+		}
+		raw, err := toJSON(b, f)
 		if err != nil {
 			return o, err
 		}
@@ -387,12 +408,10 @@ func (h *Handler) deleteOptions(r *http.Request) (registry.DeleteOptions, error)
 		return o, err
 	}
 	o.DryRun = dry
-	for _, v := range opts.DryRun {
-		if v != "All" {
-			return o, apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q; supported values: \"All\"", v))
-		}
-		o.DryRun = true
+	if err := fieldcheck.ValidateDeleteDryRun(opts.DryRun); err != nil {
+		return o, err
 	}
+	o.DryRun = o.DryRun || len(opts.DryRun) > 0
 	if opts.PropagationPolicy != nil {
 		switch *opts.PropagationPolicy {
 		case metav1.DeletePropagationForeground, metav1.DeletePropagationBackground, metav1.DeletePropagationOrphan:

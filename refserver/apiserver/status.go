@@ -42,8 +42,11 @@ var (
 	errMethodNotAllowed = func() error {
 		return plainStatus(405, metav1.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource")
 	}
+	// errUnsupportedMedia is the 415 for a create, update or delete body
+	// (kube-apiserver's has no details).
 	errUnsupportedMedia = func() error {
-		return plainStatus(415, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type")
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 415, Reason: metav1.StatusReasonUnsupportedMediaType,
+			Message: "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"}}
 	}
 	errNotAcceptable = func() error {
 		return plainStatus(406, metav1.StatusReasonNotAcceptable, "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/json;stream=watch")

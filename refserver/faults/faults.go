@@ -18,7 +18,7 @@ const (
 	NoWarningHeader = "no-warning-header"
 	// DryRunPersists: dryRun=All requests are written anyway.
 	DryRunPersists = "dry-run-persists"
-	// NoSyntheticAdded: a watch without resourceVersion skips the ADDED events for the current state.
+	// NoSyntheticAdded: a watch from resourceVersion unset or "0" skips the ADDED events for the current state.
 	NoSyntheticAdded = "no-synthetic-added"
 	// ContinueIgnoresSnapshot: continued pages read the latest state instead of the token's revision.
 	ContinueIgnoresSnapshot = "continue-ignores-snapshot"
@@ -29,7 +29,7 @@ var known = map[string]string{
 	WrongRemainingItemCount: "remainingItemCount is off by one",
 	NoWarningHeader:         "no Warning headers",
 	DryRunPersists:          "dryRun=All writes are persisted",
-	NoSyntheticAdded:        "watch without resourceVersion sends no initial ADDED events",
+	NoSyntheticAdded:        "watch from resourceVersion unset or 0 sends no initial ADDED events",
 	ContinueIgnoresSnapshot: "continued pages read the latest state",
 }
 

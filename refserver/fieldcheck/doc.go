@@ -21,13 +21,21 @@
 // or the structural OpenAPI v3 schema of a CRD version (walked here; subtrees
 // under `x-kubernetes-preserve-unknown-fields: true` keep unknown fields).
 //
+// A body of a built-in kind without apiVersion or kind gets the endpoint's
+// (JSON null is an empty object); another kind or version of it is a 400
+// ("converting (v1.Secret) to (core.ConfigMap): unknown conversion", "no
+// kind ... is registered for version ..."). A custom resource without a kind
+// is unrecognized; its apiVersion and kind are the caller's to check (see
+// refserver/apiserver), and a null property that is neither nullable nor
+// defaulted is dropped as unset.
+//
 // Every error is a *k8s.io/apimachinery/pkg/api/errors.StatusError, ready to
 // be written as a metav1.Status. Nothing here speaks HTTP.
 //
 // Typical use in a handler:
 //
 //	level, err := fieldcheck.ParseLevel(q.Get("fieldValidation"), "CreateOptions")
-//	d := fieldcheck.Decoder{GVK: gvk, Schema: fieldcheck.Structural(crdSchema)}
+//	d := fieldcheck.Decoder{GVK: gvk, Schema: kind.FieldSchema(version)} // registry.Kind
 //	obj, warnings, err := d.Decode(body, fieldcheck.JSON, level)
 //	for _, w := range warnings { w.Header().Add("Warning", fmt.Sprintf("299 - %q", w)) }
 //
@@ -39,6 +47,7 @@
 //	Decoder{GVK, Schema}.DecodePatched(patchType, patch, patched, level) PATCH (not apply)
 //	DecodeApply(body, level)                   apply bodies: YAML duplicate keys only
 //	Prune(obj, schema) []string                drop undeclared fields of a custom resource
+//	DropNulls(obj, schema)                     drop its null non-nullable properties
 //	TypeErrors(obj, schema) field.ErrorList    custom-resource type errors (a 422)
 //	ValidateCreateOptions / ValidateUpdateOptions / ValidateDeleteDryRun   422 for bad options
 //

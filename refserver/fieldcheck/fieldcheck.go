@@ -107,10 +107,16 @@ func (d Decoder) Decode(body []byte, format Format, level Level) (map[string]any
 		}
 		data = j
 	}
-	obj, prefix, err := d.parse(data, body)
+	obj, h, err := d.parse(data, body)
 	if err != nil {
 		return nil, nil, err
 	}
+	if d.Schema.custom && h.kind != d.GVK.Kind {
+		// Not this resource's kind: nothing is pruned, and validation
+		// answers "kind: Invalid value: ...: must be <Kind>" (the caller's).
+		return obj, nil, nil
+	}
+	prefix := h.prefix
 	gvk := [2]any{obj["apiVersion"], obj["kind"]}
 	obj, more, err := d.check(data, obj)
 	if err != nil {
@@ -120,6 +126,14 @@ func (d Decoder) Decode(body []byte, format Format, level Level) (map[string]any
 		if gvk[i] != nil {
 			obj[key] = gvk[i]
 		}
+	}
+	if !d.Schema.custom && h.kind != d.GVK.Kind {
+		// kube-apiserver decodes, then fails to convert to the endpoint's kind.
+		internal := d.GVK.Group
+		if internal == "" {
+			internal = "core"
+		}
+		return nil, nil, apierrors.NewBadRequest(prefix + fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", h.version, h.kind, internal, d.GVK.Kind))
 	}
 	issues = append(issues, more...)
 	warnings, err := apply(level, issues, func(e error) error { return apierrors.NewBadRequest(prefix + e.Error()) })
@@ -249,38 +263,49 @@ func trimYAMLPrefix(err error) string {
 // A custom resource is not filled in: without a kind (or as JSON null) it is
 // unrecognized, and a missing apiVersion is left for the caller's version
 // check ("the API version in the data () does not match ...").
-func (d Decoder) parse(data, original []byte) (map[string]any, string, error) {
-	var head struct {
+func (d Decoder) parse(data, original []byte) (map[string]any, head, error) {
+	var h struct {
 		APIVersion string `json:"apiVersion,omitempty"`
 		Kind       string `json:"kind,omitempty"`
 	}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &head); err != nil {
-		return nil, "", d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &h); err != nil {
+		return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
 	}
 	var obj map[string]any
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &obj); err != nil {
-		return nil, "", d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
+		return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
 	}
-	if d.Schema.custom && (obj == nil || head.Kind == "") {
-		return nil, "", d.unrecognized(fmt.Sprintf("Object 'Kind' is missing in '%s'", original), original)
+	if d.Schema.custom && (obj == nil || h.Kind == "") {
+		return nil, head{}, d.unrecognized(fmt.Sprintf("Object 'Kind' is missing in '%s'", original), original)
 	}
 	if obj == nil {
 		obj = map[string]any{} // a JSON null is an empty object: defaults, then validation, decide
 	}
-	gv := schema.GroupVersion{Group: d.GVK.Group, Version: d.GVK.Version}
-	if head.APIVersion != "" {
-		if p, err := schema.ParseGroupVersion(head.APIVersion); err == nil {
+	gv := d.GVK.GroupVersion()
+	if h.APIVersion != "" {
+		if p, err := schema.ParseGroupVersion(h.APIVersion); err == nil {
 			gv = p
 		}
 	} else if !d.Schema.custom {
 		obj["apiVersion"] = d.GVK.GroupVersion().String()
 	}
-	kind := head.Kind
+	kind := h.Kind
 	if kind == "" {
 		kind = d.GVK.Kind
 		obj["kind"] = kind
 	}
-	return obj, fmt.Sprintf("%s in version %q cannot be handled as a %s: ", kind, gv.Version, d.GVK.Kind), nil
+	out := head{prefix: fmt.Sprintf("%s in version %q cannot be handled as a %s: ", kind, gv.Version, d.GVK.Kind), version: gv.Version, kind: kind}
+	if !d.Schema.custom && gv != d.GVK.GroupVersion() {
+		// A built-in kind's scheme knows only the endpoint's version.
+		return nil, head{}, apierrors.NewBadRequest(out.prefix + fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", kind, h.APIVersion))
+	}
+	return obj, out, nil
+}
+
+// head is what parse read of a body's apiVersion and kind.
+type head struct {
+	prefix        string // kube-apiserver's lead-in for decoding errors
+	version, kind string // as the body gives them, or the endpoint's
 }
 
 // unrecognized is kube-apiserver's 400 for a body it cannot even read.
@@ -375,6 +400,7 @@ func checkStructural(data []byte, obj map[string]any, s map[string]any) (map[str
 	for _, p := range Prune(obj, s) {
 		issues = append(issues, fmt.Errorf("unknown field %q", p))
 	}
+	DropNulls(obj, s)
 	return obj, issues, nil
 }
 

@@ -77,3 +77,48 @@ func pruneObject(m map[string]any, s map[string]any, path string, root bool, out
 }
 
 func truthy(v any) bool { b, _ := v.(bool); return b }
+
+// DropNulls removes from a custom resource every null object property whose
+// schema is neither nullable nor defaulted: kube-apiserver treats it as
+// unset (`"size": null` is no type error). Null list items stay, for
+// TypeErrors to report.
+func DropNulls(obj map[string]any, s map[string]any) {
+	if s == nil {
+		return
+	}
+	dropNulls(obj, s)
+}
+
+func dropNulls(v any, s map[string]any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			ps := propertySchema(s, k)
+			if ps == nil {
+				continue
+			}
+			if _, defaulted := ps["default"]; e == nil && !truthy(ps["nullable"]) && !defaulted {
+				delete(t, k)
+				continue
+			}
+			dropNulls(e, ps)
+		}
+	case []any:
+		if items, _ := s["items"].(map[string]any); items != nil {
+			for _, e := range t {
+				dropNulls(e, items)
+			}
+		}
+	}
+}
+
+// propertySchema is the schema of an object's property key: declared, else
+// the additionalProperties schema, else nil.
+func propertySchema(s map[string]any, key string) map[string]any {
+	props, _ := s["properties"].(map[string]any)
+	if ps, ok := props[key].(map[string]any); ok {
+		return ps
+	}
+	additional, _ := s["additionalProperties"].(map[string]any)
+	return additional
+}

@@ -60,16 +60,9 @@ func checkType(v any, s map[string]any, p *field.Path, errs *field.ErrorList) {
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		props, _ := s["properties"].(map[string]any)
-		additional, _ := s["additionalProperties"].(map[string]any)
 		for k, e := range t {
-			if e == nil {
-				continue
-			}
-			if ps, ok := props[k].(map[string]any); ok {
+			if ps := propertySchema(s, k); e != nil && ps != nil {
 				checkType(e, ps, p.Child(k), errs)
-			} else if additional != nil {
-				checkType(e, additional, p.Child(k), errs)
 			}
 		}
 	case []any:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/apiconform/apiconform/refserver/apply"
+	"github.com/apiconform/apiconform/refserver/fieldcheck"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"strings"
 
@@ -181,6 +182,7 @@ func (r *Registry) dropAll(k *Kind) {
 // crdVersion is what a CR kind needs from one CRD version.
 type crdVersion struct {
 	name    string
+	raw     map[string]any // the openAPIV3Schema
 	schema  *schemaNode
 	compile *openapi3.Schema
 	columns []Column
@@ -205,7 +207,7 @@ func kindFromCRD(obj Object) (*Kind, error) {
 	for _, v := range sliceOf(spec["versions"]) {
 		vm := mapOf(v)
 		raw := mapOf(mapOf(vm["schema"])["openAPIV3Schema"])
-		cv := crdVersion{name: str(vm["name"]), schema: parseSchemaNode(raw)}
+		cv := crdVersion{name: str(vm["name"]), raw: raw, schema: parseSchemaNode(raw)}
 		if k.Schemas == nil {
 			k.Schemas = map[string]map[string]any{}
 		}
@@ -262,7 +264,7 @@ func kindFromCRD(obj Object) (*Kind, error) {
 	k.Prepare = func(o, old Object) {
 		sch.schema.applyDefaults(o, true)
 	}
-	k.Validate = func(o, old Object) field.ErrorList { return validateAgainst(sch.compile, o) }
+	k.Validate = func(o, old Object) field.ErrorList { return validateCustom(sch.raw, sch.compile, o) }
 	return k, nil
 }
 
@@ -360,7 +362,15 @@ func compileSchema(raw map[string]any) (*openapi3.Schema, error) {
 	return s, nil
 }
 
-// validateAgainst validates everything but metadata against the schema.
+// validateCustom validates a custom resource against its schema: the type
+// errors worded as kube-apiserver words them (fieldcheck.TypeErrors), then
+// the other constraints.
+func validateCustom(raw map[string]any, s *openapi3.Schema, obj Object) field.ErrorList {
+	return append(fieldcheck.TypeErrors(obj, raw), validateAgainst(s, obj)...)
+}
+
+// validateAgainst validates everything but metadata against the schema,
+// leaving type and nullability errors to fieldcheck.TypeErrors.
 func validateAgainst(s *openapi3.Schema, obj Object) field.ErrorList {
 	if s == nil {
 		return nil
@@ -392,11 +402,11 @@ func validateAgainst(s *openapi3.Schema, obj Object) field.ErrorList {
 			}
 			fp := field.NewPath(path)
 			msg := te.Reason
-			if te.SchemaField == "type" {
-				errs = append(errs, field.TypeInvalid(fp, te.Value, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(te.Schema.Type.Slice(), ","), jsonTypeName(te.Value))))
-			} else if te.SchemaField == "required" {
+			switch te.SchemaField {
+			case "type", "nullable": // fieldcheck.TypeErrors
+			case "required":
 				errs = append(errs, field.Required(fp, msg))
-			} else {
+			default:
 				errs = append(errs, field.Invalid(fp, te.Value, msg))
 			}
 		default:
@@ -405,20 +415,4 @@ func validateAgainst(s *openapi3.Schema, obj Object) field.ErrorList {
 	}
 	collect(err)
 	return errs
-}
-
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case string:
-		return "string"
-	case float64, int64:
-		return "number"
-	case bool:
-		return "boolean"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return "null"
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/apiconform/apiconform/refserver/faults"
+	"github.com/apiconform/apiconform/refserver/fieldcheck"
 	"github.com/apiconform/apiconform/refserver/rvplan"
 	"github.com/apiconform/apiconform/refserver/storage"
 )
@@ -177,29 +178,75 @@ func (r *Registry) decode(k *Kind, version string, kv storage.KeyValue, rev int6
 		rev = kv.ModRevision
 	}
 	meta(obj)["resourceVersion"] = strconv.FormatInt(rev, 10)
-	if k.Convert != nil && version != k.StorageVersion() {
-		obj["apiVersion"], obj["kind"] = k.APIVersion(k.StorageVersion()), k.Kind
-		conv, err := k.Convert(obj, version)
-		if err != nil {
-			return nil, apierrors.NewInternalError(fmt.Errorf("convert %s to %s: %w", kv.Key, version, err))
-		}
-		obj = conv
+	obj, err := k.fromStorage(obj, version)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("convert %s to %s: %w", kv.Key, version, err))
 	}
-	obj["apiVersion"] = k.APIVersion(version)
-	obj["kind"] = k.Kind
 	return obj, nil
+}
+
+// fromStorage converts a stored object to version. A custom resource is
+// pruned by the version's schema, as kube-apiserver prunes after converting.
+func (k *Kind) fromStorage(obj Object, version string) (Object, error) {
+	if version != k.StorageVersion() {
+		if k.Convert != nil {
+			obj["apiVersion"], obj["kind"] = k.APIVersion(k.StorageVersion()), k.Kind
+			conv, err := k.Convert(obj, version)
+			if err != nil {
+				return nil, err
+			}
+			obj = conv
+		}
+		k.pruneConverted(obj, version)
+	}
+	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
+	return obj, nil
+}
+
+// prepare defaults and normalises an object being written in version (old
+// is nil on create); a PrepareVersioned failure is a 400.
+func (k *Kind) prepare(obj, old Object, version string) error {
+	if k.Prepare != nil {
+		k.Prepare(obj, old)
+	}
+	if k.PrepareVersioned != nil {
+		if err := k.PrepareVersioned(obj, old, version); err != nil {
+			return apierrors.NewBadRequest(err.Error())
+		}
+	}
+	return nil
+}
+
+// throughStorage drops, in place, what a custom resource written in version
+// loses on its way to the storage version and back: kube-apiserver answers
+// a write with the stored object, pruned after each conversion.
+func (k *Kind) throughStorage(obj Object, version string) {
+	if version != k.StorageVersion() && k.Convert == nil {
+		k.pruneConverted(obj, k.StorageVersion())
+		k.pruneConverted(obj, version)
+	}
+}
+
+// pruneConverted silently drops the fields a custom resource's version does
+// not declare, after a conversion (the request's own unknown fields were
+// reported when its body was decoded).
+func (k *Kind) pruneConverted(obj Object, version string) {
+	if k.TypedOf(version) == nil && k.Schemas != nil {
+		fieldcheck.Prune(obj, k.Schemas[version])
+	}
 }
 
 func encode(k *Kind, obj Object) ([]byte, error) {
 	c := deepCopy(obj)
-	if k.Convert != nil {
-		if av := str(c["apiVersion"]); av != "" && av != k.APIVersion(k.StorageVersion()) {
+	if av := str(c["apiVersion"]); av != "" && av != k.APIVersion(k.StorageVersion()) {
+		if k.Convert != nil {
 			conv, err := k.Convert(c, k.StorageVersion())
 			if err != nil {
 				return nil, err
 			}
 			c = conv
 		}
+		k.pruneConverted(c, k.StorageVersion())
 	}
 	delete(meta(c), "resourceVersion")
 	c["apiVersion"] = k.APIVersion(k.StorageVersion())
@@ -384,13 +431,8 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 		delete(obj, "status")
 	}
 	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
-	if k.Prepare != nil {
-		k.Prepare(obj, nil)
-	}
-	if k.PrepareVersioned != nil {
-		if err := k.PrepareVersioned(obj, nil, version); err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
+	if err := k.prepare(obj, nil, version); err != nil {
+		return nil, err
 	}
 	m["uid"] = newUID()
 	m["creationTimestamp"] = r.now()
@@ -409,6 +451,7 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 		if errs := r.validate(k, obj, nil); len(errs) > 0 {
 			return nil, apierrors.NewInvalid(schemaGK(k), name, errs)
 		}
+		k.throughStorage(obj, version)
 		if r.dry(o) {
 			if _, err := r.store.Get(ctx, keyOf(k, ns, name), 0); err == nil {
 				if generate && attempt < 8 {
@@ -542,13 +585,8 @@ func (r *Registry) updateFrom(ctx context.Context, k *Kind, version, ns, name st
 		delete(m, "deletionTimestamp")
 	}
 	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
-	if k.Prepare != nil {
-		k.Prepare(obj, old)
-	}
-	if k.PrepareVersioned != nil {
-		if err := k.PrepareVersioned(obj, old, version); err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
+	if err := k.prepare(obj, old, version); err != nil {
+		return nil, err
 	}
 	if k.TrackGeneration && !reflect.DeepEqual(specOf(obj), specOf(old)) {
 		m["generation"] = toInt(om["generation"]) + 1
@@ -556,6 +594,7 @@ func (r *Registry) updateFrom(ctx context.Context, k *Kind, version, ns, name st
 	if errs := r.validate(k, obj, old); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schemaGK(k), name, errs)
 	}
+	k.throughStorage(obj, version)
 	m["resourceVersion"] = om["resourceVersion"]
 	same := reflect.DeepEqual(withoutManagedFields(obj), withoutManagedFields(old))
 	if o.Applied {

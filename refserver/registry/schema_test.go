@@ -41,9 +41,10 @@ func TestPruneAndDefaults(t *testing.T) {
 }
 
 func TestValidateAgainstSchema(t *testing.T) {
-	s, err := compileSchema(map[string]any{"type": "object", "properties": map[string]any{
+	raw := map[string]any{"type": "object", "properties": map[string]any{
 		"spec": map[string]any{"type": "object", "required": []any{"size"}, "properties": map[string]any{"size": map[string]any{"type": "integer", "minimum": 1}}},
-	}})
+	}}
+	s, err := compileSchema(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestValidateAgainstSchema(t *testing.T) {
 		{"x", []string{"spec"}},
 	}
 	for _, c := range cases {
-		errs := validateAgainst(s, Object{"spec": c.spec})
+		errs := validateCustom(raw, s, Object{"spec": c.spec})
 		var got []string
 		for _, e := range errs {
 			got = append(got, e.Field)
@@ -82,4 +83,20 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return len(a) == len(b) || reflect.DeepEqual(a, b)
+}
+
+// Type errors carry the JSON type as their value, as kube-apiserver's do.
+func TestValidateCustomTypeWording(t *testing.T) {
+	raw := map[string]any{"type": "object", "properties": map[string]any{
+		"spec": map[string]any{"type": "object", "properties": map[string]any{"size": map[string]any{"type": "integer", "minimum": 1}}},
+	}}
+	s, err := compileSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := validateCustom(raw, s, Object{"spec": map[string]any{"size": "big"}})
+	const want = `spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"`
+	if len(errs) != 1 || errs[0].Error() != want {
+		t.Fatalf("errors %v, want [%s]", errs, want)
+	}
 }

@@ -67,7 +67,7 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 	var initial []Object
 	after := plan.Revision
 	sendInitial := plan.InitialEvents
-	if plan.Mode == rvplan.Latest && r.faults.Has(faults.NoSyntheticAdded) {
+	if (plan.Mode == rvplan.Latest || plan.Mode == rvplan.Any) && r.faults.Has(faults.NoSyntheticAdded) {
 		sendInitial = false
 	}
 	if plan.Mode == rvplan.NotOlderThan {
@@ -161,13 +161,11 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 			return nil
 		}
 		meta(o)["resourceVersion"] = strconv.FormatInt(ev.Revision, 10)
-		if k.Convert != nil && version != k.StorageVersion() {
-			o["apiVersion"], o["kind"] = k.APIVersion(k.StorageVersion()), k.Kind
-			if conv, err := k.Convert(o, version); err == nil {
-				o = conv
-			}
+		if conv, err := k.fromStorage(o, version); err == nil {
+			o = conv
+		} else {
+			o["apiVersion"], o["kind"] = k.APIVersion(version), k.Kind
 		}
-		o["apiVersion"], o["kind"] = k.APIVersion(version), k.Kind
 		return o
 	}
 	cur := dec(ev.Value)

@@ -27,19 +27,24 @@ import (
 // requirements have specs that must fail when it is on. Each child run
 // selects exactly these requirements, so the list is also what it runs.
 var mustFail = map[string][]string{
-	// Exact reads at an older revision come back with the latest state.
-	faults.IgnoreRVMatchExact: {"RV-LIST-EXACT-NOLIMIT-RVN", "RV-LIST-EXACT-LIMIT-RVN", "RV-SEM-EXACT"},
+	// Exact reads at an older revision come back with the latest state, and
+	// an Exact read of a compacted revision no longer answers 410.
+	faults.IgnoreRVMatchExact: {"RV-LIST-EXACT-NOLIMIT-RVN", "RV-LIST-EXACT-LIMIT-RVN", "RV-LIST-UNSET-LIMIT-RVN",
+		"RV-SEM-EXACT", "RV-SEM-EXACT-GONE"},
 	// remainingItemCount is one too many on every non-last page.
 	faults.WrongRemainingItemCount: {"PAGE-REMAINING-COUNT"},
 	// Unknown fields are dropped silently instead of warned about.
-	faults.NoWarningHeader: {"FV-WARN", "FV-WARN-DEFAULT", "FV-NESTED-UNKNOWN"},
+	faults.NoWarningHeader: {"FV-WARN", "FV-WARN-DEFAULT", "FV-NESTED-UNKNOWN", "COMPAT-NEWER-CLIENT"},
 	// Every dry-run write lands in storage (and so in watches).
 	faults.DryRunPersists: {"DRYRUN-CREATE", "DRYRUN-GENERATED-FIELDS", "DRYRUN-UPDATE", "DRYRUN-PATCH",
 		"DRYRUN-DELETE", "DRYRUN-DELETE-COLLECTION", "DRYRUN-NO-SIDE-EFFECTS"},
-	// A watch without resourceVersion starts with no ADDED events.
-	faults.NoSyntheticAdded: {"RV-WATCH-NORV"},
-	// Continued pages show changes made after the first page.
-	faults.ContinueIgnoresSnapshot: {"PAGE-CONSISTENT-SNAPSHOT", "RV-SEM-CONTINUE-EXACT"},
+	// A watch without resourceVersion starts with no ADDED events. (With
+	// resourceVersion=0 the server still sends them: that is another mode.)
+	faults.NoSyntheticAdded: {"RV-WATCH-NORV", "RV-WATCH-RV0"},
+	// Continued pages show changes made after the first page, and a token
+	// of a compacted revision no longer answers 410.
+	faults.ContinueIgnoresSnapshot: {"PAGE-CONSISTENT-SNAPSHOT", "PAGE-CONTINUE-EXPIRED-410", "RV-SEM-CONTINUE-EXACT",
+		"RV-LIST-UNSET-CONTINUE-NORV", "RV-LIST-UNSET-CONTINUE-RV0"},
 }
 
 // The child process reads its orders from the environment.

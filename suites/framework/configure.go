@@ -75,6 +75,10 @@ func st() *state {
 // Caps returns the capabilities detected by Configure.
 func Caps() Capabilities { return st().caps }
 
+// CompactionWait is how long a spec may wait for the target to drop history
+// by itself when it has no compaction hook (Target.CompactionWait).
+func CompactionWait() time.Duration { return st().target.compactionWait() }
+
 // DefaultClient is the configured target's client.
 func DefaultClient() *Client { return st().client }
 

@@ -15,6 +15,10 @@ import (
 const (
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultWatchTimeout   = 60 * time.Second
+	// DefaultCompactionWait bounds how long a spec waits for a target without
+	// a compaction hook to drop history on its own (etcd compaction, watch
+	// cache window) before it skips with the reason.
+	DefaultCompactionWait = 90 * time.Second
 )
 
 // Target says where the server under test is and how to authenticate.
@@ -33,6 +37,7 @@ type Target struct {
 
 	RequestTimeout time.Duration // deadline of each request (default 30s)
 	WatchTimeout   time.Duration // upper bound of each watch stream (default 60s)
+	CompactionWait time.Duration // wait for history to expire without a hook (default 90s)
 }
 
 func (t Target) requestTimeout() time.Duration {
@@ -40,6 +45,13 @@ func (t Target) requestTimeout() time.Duration {
 		return t.RequestTimeout
 	}
 	return DefaultRequestTimeout
+}
+
+func (t Target) compactionWait() time.Duration {
+	if t.CompactionWait > 0 {
+		return t.CompactionWait
+	}
+	return DefaultCompactionWait
 }
 
 func (t Target) watchTimeout() time.Duration {

@@ -15,10 +15,6 @@ import (
 	fw "github.com/apiconform/apiconform/suites/framework"
 )
 
-// historyBudget bounds how long a spec waits for the target to drop history
-// on its own (kube-apiserver compacts etcd every --etcd-compaction-interval).
-const historyBudget = 90 * time.Second
-
 var decimalRV = regexp.MustCompile(`^[1-9][0-9]*$`)
 
 var _ = Describe("resourceVersion fields", fw.Area(area), func() {
@@ -207,12 +203,12 @@ var _ = Describe("history that is gone", fw.Area(area), func() {
 			} else {
 				// No hook: poll, within a budget, until the target drops the version itself.
 				var last *fw.Response
-				gone := waitFor(historyBudget, 2*time.Second, func() bool {
+				gone := waitFor(fw.CompactionWait(), 2*time.Second, func() bool {
 					last = exact()
 					return last.Code != http.StatusOK
 				})
 				if !gone {
-					Skip(fmt.Sprintf("resourceVersion %s was still served after %s: the target keeps history longer than the budget and offers no compaction hook", old, historyBudget))
+					Skip(fmt.Sprintf("resourceVersion %s was still served after %s: the target keeps history longer than the budget and offers no compaction hook", old, fw.CompactionWait()))
 				}
 			}
 

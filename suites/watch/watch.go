@@ -18,9 +18,8 @@ import (
 // goneWrites bounds the writes a spec makes to push old history out of a
 // target's watch window when it offers no compaction hook.
 const (
-	goneWrites      = 1000
-	goneCheckEvery  = 100
-	goneWriteBudget = 90 * time.Second
+	goneWrites     = 1000
+	goneCheckEvery = 100
 )
 
 var _ = Describe("watch streams", fw.Area(area), func() {
@@ -148,7 +147,7 @@ var _ = Describe("history and the future", fw.Area(area), func() {
 			// Push old history out of the watch window with a bounded number of writes.
 			name := f.Name("churn")
 			createCM(f, name, "0", nil)
-			deadline := time.Now().Add(goneWriteBudget)
+			deadline := time.Now().Add(fw.CompactionWait())
 			for i := 1; i <= goneWrites && !gone && time.Now().Before(deadline); i++ {
 				setCM(f, name, strconv.Itoa(i))
 				if i%goneCheckEvery == 0 {
