@@ -333,3 +333,59 @@ func TestListenAddressChecks(t *testing.T) {
 	}
 	_ = s.Close()
 }
+
+// TestDryRunAuthorizedLikeRealRequest: "to make a dry-run request, you must be
+// authorized to make the non-dry-run request" — for every write verb, a user
+// who may not write is refused the dry run too, and one who may is served it.
+func TestDryRunAuthorizedLikeRealRequest(t *testing.T) {
+	rules, err := auth.ParseRules([]byte("rules:\n- users: [viewer]\n  verbs: [get, list]\n  resources: [configmaps]\n" +
+		"- users: [writer]\n  verbs: [get, list, create, update, patch, delete, deletecollection]\n  resources: [configmaps]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, c := startTest(t, func(cfg *Config) {
+		cfg.Tokens = auth.Tokens{
+			"v": {Name: "viewer", Groups: []string{"system:authenticated"}},
+			"w": {Name: "writer", Groups: []string{"system:authenticated"}},
+		}
+		cfg.Rules = rules
+	})
+	admin := c.token
+	c.ns("dryauthz")
+	c.mustCode(c.do("POST", "/api/v1/namespaces/dryauthz/configmaps", cm("live", map[string]string{"k": "v"}, nil)), 201)
+	item := "/api/v1/namespaces/dryauthz/configmaps/live?dryRun=All"
+	coll := "/api/v1/namespaces/dryauthz/configmaps?dryRun=All"
+	tests := []struct {
+		verb, method, path string
+		body               any
+		hdr                []string
+		allowed            int
+	}{
+		{"create", "POST", coll, cm("new", nil, nil), nil, 201},
+		{"update", "PUT", item, cm("live", map[string]string{"k": "changed"}, nil), nil, 200},
+		{"patch", "PATCH", item, `{"data":{"k":"patched"}}`, []string{"Content-Type", "application/merge-patch+json"}, 200},
+		{"delete", "DELETE", item, nil, nil, 200},
+		{"deletecollection", "DELETE", coll, nil, nil, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.verb, func(t *testing.T) {
+			c.t = t
+			c.token = "v"
+			r := c.do(tt.method, tt.path, tt.body, tt.hdr...)
+			c.mustCode(r, 403)
+			if !strings.Contains(r.str("message"), `User "viewer" cannot `+tt.verb+` resource "configmaps"`) {
+				t.Fatalf("dry-run %s by viewer: %s", tt.verb, r.Body)
+			}
+			c.token = "w"
+			c.mustCode(c.do(tt.method, tt.path, tt.body, tt.hdr...), tt.allowed)
+		})
+	}
+	// Nothing any dry run did was stored.
+	c.t, c.token = t, admin
+	r := c.do("GET", "/api/v1/namespaces/dryauthz/configmaps/live", nil)
+	c.mustCode(r, 200)
+	if r.str("data.k") != "v" {
+		t.Fatalf("a dry run changed the object: %s", r.Body)
+	}
+	c.mustCode(c.do("GET", "/api/v1/namespaces/dryauthz/configmaps/new", nil), 404)
+}
