@@ -86,10 +86,19 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		ticker = t.C
 	}
 	lastRev := wt.StartRevision()
+	// finalBookmark tells a client whose timeoutSeconds ran out how far the
+	// stream got. The registry's watch shares ctx, so its event channel may
+	// close before ctx.Done is seen: both paths end here.
+	finalBookmark := func() {
+		if req.AllowWatchBookmarks && ctx.Err() != nil && r.Context().Err() == nil && lastRev > 0 {
+			write(watchEvent{Type: registry.Bookmark, Object: bookmark(lastRev, false)})
+		}
+	}
 	for {
 		select {
 		case ev, ok := <-wt.Events():
 			if !ok {
+				finalBookmark()
 				return nil // stream ends; the client resumes from its last resourceVersion
 			}
 			if ev.Revision > lastRev {
@@ -111,9 +120,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		case <-ticker:
 			wt.RequestBookmark()
 		case <-ctx.Done():
-			if req.AllowWatchBookmarks && r.Context().Err() == nil && lastRev > 0 {
-				write(watchEvent{Type: registry.Bookmark, Object: bookmark(lastRev, false)})
-			}
+			finalBookmark()
 			return nil
 		}
 	}

@@ -102,18 +102,8 @@ type htmlSkipped struct {
 	Label, Name, Reason string
 }
 
-// htmlIcon uses glyphs every system font has (emoji fonts are often missing).
-func htmlIcon(s reports.Status) string {
-	switch s {
-	case reports.Pass:
-		return "✓"
-	case reports.Fail:
-		return "✗"
-	case reports.Skip:
-		return "↷"
-	}
-	return "○"
-}
+// htmlIcon is a one-glyph verdict for HTML.
+func htmlIcon(s reports.Status) string { return statusName(s).glyph }
 
 func percentBar(t reports.Tally) int {
 	p := t.Percent()

@@ -72,18 +72,24 @@ func ColorFor(w io.Writer) bool {
 	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 }
 
-// statusWord is the plain-text name of a verdict.
-func statusWord(s reports.Status) string {
-	switch s {
-	case reports.Pass:
-		return "pass"
-	case reports.Fail:
-		return "FAIL"
-	case reports.Skip:
-		return "skip"
-	}
-	return "not covered"
+// statusNames holds each verdict's plain word, its Markdown icon and its
+// HTML glyph (HTML uses glyphs every system font has; emoji fonts are often missing).
+var statusNames = map[reports.Status]struct{ word, icon, glyph string }{
+	reports.Pass:       {"pass", "✅", "✓"},
+	reports.Fail:       {"FAIL", "❌", "✗"},
+	reports.Skip:       {"skip", "⏭️", "↷"},
+	reports.NotCovered: {"not covered", "⚪", "○"},
 }
+
+func statusName(s reports.Status) struct{ word, icon, glyph string } {
+	if n, ok := statusNames[s]; ok {
+		return n
+	}
+	return statusNames[reports.NotCovered]
+}
+
+// statusWord is the plain-text name of a verdict.
+func statusWord(s reports.Status) string { return statusName(s).word }
 
 // cellWord is statusWord, except that an uncovered requirement the
 // catalogue calls untestable reads "untestable".
@@ -94,18 +100,8 @@ func cellWord(c reports.Cell) string {
 	return statusWord(c.Status)
 }
 
-// statusIcon is a one-glyph verdict for Markdown and HTML.
-func statusIcon(s reports.Status) string {
-	switch s {
-	case reports.Pass:
-		return "✅"
-	case reports.Fail:
-		return "❌"
-	case reports.Skip:
-		return "⏭️"
-	}
-	return "⚪"
-}
+// statusIcon is a one-glyph verdict for Markdown.
+func statusIcon(s reports.Status) string { return statusName(s).icon }
 
 func levelText(r reports.Row) string {
 	if r.Requirement.Level == "" {

@@ -1,6 +1,7 @@
 package dryrun
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -66,6 +67,33 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		got := f.GetConfigMap(name)
 		Expect(got.Str("data.a")).To(Equal("1"))
 		Expect(got.Str("metadata.resourceVersion")).To(Equal(created.Str("metadata.resourceVersion")))
+	})
+
+	It("applies server-side in dry run without creating or changing the object", fw.Req("DRYRUN-APPLY"), func() {
+		name := f.Name("dr")
+		manager := fw.Query("fieldManager", "apiconform-dryrun")
+		apply := func(key, value string) *fw.Response {
+			body := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  %s: %q\n", name, key, value)
+			return f.Patch(f.ConfigMapPath(name), fw.ApplyPatch, body, manager, all)
+		}
+		// An apply that would create answers 201 with the object and creates nothing.
+		r := apply("k", "created")
+		Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
+		Expect(r.Str("data.k")).To(Equal("created"))
+		Expect(r.JSON(`metadata.managedFields.#(manager=="apiconform-dryrun").operation`).String()).To(Equal("Apply"), "%s", r)
+		Expect(f.GetConfigMap(name).Code).To(Equal(http.StatusNotFound), "a dry-run apply must not create")
+
+		// An apply to an existing object (a field no other manager owns, so no
+		// conflict) answers the merged object and changes nothing.
+		created := f.CreateConfigMap(name, map[string]string{"k": "v"})
+		r = apply("added", "applied")
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Str("data.added")).To(Equal("applied"))
+		Expect(r.Str("data.k")).To(Equal("v"), "the merge keeps fields other managers own")
+		got := f.GetConfigMap(name)
+		Expect(got.JSON("data.added").Exists()).To(BeFalse(), "a dry-run apply must not change the object")
+		Expect(got.Str("metadata.resourceVersion")).To(Equal(created.Str("metadata.resourceVersion")))
+		Expect(got.JSON(`metadata.managedFields.#(manager=="apiconform-dryrun")`).Exists()).To(BeFalse(), "the dry run's manager must not be recorded")
 	})
 
 	It("answers a dry-run delete like a delete and keeps the object", fw.Req("DRYRUN-DELETE"), func() {

@@ -36,7 +36,7 @@ var mustFail = map[string][]string{
 	// Unknown fields are dropped silently instead of warned about.
 	faults.NoWarningHeader: {"FV-WARN", "FV-WARN-DEFAULT", "FV-NESTED-UNKNOWN", "COMPAT-NEWER-CLIENT"},
 	// Every dry-run write lands in storage (and so in watches).
-	faults.DryRunPersists: {"DRYRUN-CREATE", "DRYRUN-GENERATED-FIELDS", "DRYRUN-UPDATE", "DRYRUN-PATCH",
+	faults.DryRunPersists: {"DRYRUN-CREATE", "DRYRUN-GENERATED-FIELDS", "DRYRUN-UPDATE", "DRYRUN-PATCH", "DRYRUN-APPLY",
 		"DRYRUN-DELETE", "DRYRUN-DELETE-COLLECTION", "DRYRUN-NO-SIDE-EFFECTS"},
 	// A watch without resourceVersion starts with no ADDED events. (With
 	// resourceVersion=0 the server still sends them: that is another mode.)
