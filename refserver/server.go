@@ -51,6 +51,9 @@ type Config struct {
 	BookmarkInterval time.Duration
 	// RevisionWait bounds waiting for a future resourceVersion (0 = 3s).
 	RevisionWait time.Duration
+	// MaxRequestsInFlight bounds concurrent non-watch requests of non-admin
+	// users; past it they get 429 with Retry-After (0 = no bound).
+	MaxRequestsInFlight int
 	// WatchBuffer is the per-watcher event buffer (0 = store default).
 	WatchBuffer int
 	// Faults switches on deliberately broken behaviours (tests only).
@@ -119,7 +122,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: load CRDs: %w", err)
 	}
 	h := apiserver.New(apiserver.Config{Registry: reg, Tokens: cfg.Tokens, Rules: cfg.Rules, AdminEndpoints: cfg.EnableAdminEndpoints,
-		BookmarkInterval: cfg.BookmarkInterval, Faults: cfg.Faults, Logf: cfg.Logf})
+		BookmarkInterval: cfg.BookmarkInterval, MaxRequestsInFlight: cfg.MaxRequestsInFlight, Faults: cfg.Faults, Logf: cfg.Logf})
 	s := &Server{cfg: cfg, store: st, reg: reg, handler: h}
 	if cfg.Tokens == nil {
 		cfg.Logf("WARNING: no token file given: the server is open to every client on its address (anyone may read and write everything)")

@@ -100,6 +100,7 @@ every client on its address.`,
 	f.BoolVar(&cfg.EnableAdminEndpoints, "enable-admin-endpoints", false, "serve /apiconform/admin (compaction) to admin and system:masters users")
 	f.DurationVar(&cfg.BookmarkInterval, "bookmark-interval", time.Minute, "how often watches with allowWatchBookmarks get a BOOKMARK")
 	f.DurationVar(&cfg.RevisionWait, "revision-wait", 3*time.Second, "how long a read waits for a future resourceVersion before 504")
+	f.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 400, "concurrent non-watch requests before 429 TooManyRequests (0 = no limit; admins exempt)")
 	f.StringVar(&kubeconfigFile, "write-kubeconfig", "", "write a kubeconfig for clients (server, CA data, token) to this file")
 	return cmd
 }

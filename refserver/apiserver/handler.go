@@ -38,15 +38,21 @@ type Config struct {
 	BookmarkInterval time.Duration
 	// MaxWatchTimeout caps a watch without timeoutSeconds (0 = 30 minutes).
 	MaxWatchTimeout time.Duration
-	Faults          faults.Set
+	// MaxRequestsInFlight bounds concurrent short requests (0 = no bound);
+	// past it a request gets 429 TooManyRequests with Retry-After, as
+	// kube-apiserver's --max-requests-inflight does. Watches and
+	// system:masters are exempt, as there.
+	MaxRequestsInFlight int
+	Faults              faults.Set
 	// Logf logs server-side events (nil = log.Printf).
 	Logf func(format string, args ...any)
 }
 
 // Handler serves the Kubernetes API.
 type Handler struct {
-	cfg Config
-	reg *registry.Registry
+	cfg      Config
+	reg      *registry.Registry
+	inFlight chan struct{} // nil: unbounded
 }
 
 // New builds the handler.
@@ -60,7 +66,27 @@ func New(cfg Config) *Handler {
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
 	}
-	return &Handler{cfg: cfg, reg: cfg.Registry}
+	h := &Handler{cfg: cfg, reg: cfg.Registry}
+	if cfg.MaxRequestsInFlight > 0 {
+		h.inFlight = make(chan struct{}, cfg.MaxRequestsInFlight)
+	}
+	return h
+}
+
+// admit takes an in-flight slot for a short request; false means the server
+// is at its limit and has answered 429. release must be called when admitted.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, u auth.User) (release func(), ok bool) {
+	q := r.URL.Query().Get("watch")
+	if h.inFlight == nil || q == "1" || q == "true" || u.IsAdmin() {
+		return func() {}, true
+	}
+	select {
+	case h.inFlight <- struct{}{}:
+		return func() { <-h.inFlight }, true
+	default:
+		writeStatus(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
+		return nil, false
+	}
 }
 
 type ctxKey int
@@ -88,6 +114,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, errUnauthorized())
 		return
 	}
+	release, admitted := h.admit(w, r, user)
+	if !admitted {
+		return
+	}
+	defer release()
 	r = r.WithContext(context.WithValue(r.Context(), userKey, user))
 	p := r.URL.Path
 	switch {
