@@ -42,6 +42,8 @@ type Registry struct {
 	wait   time.Duration
 	faults faults.Set
 
+	events *eventCache // watch-event objects shared between watchers
+
 	mu    sync.RWMutex
 	kinds map[string]*Kind // key: group/resource
 	// nsCleanups tracks running namespace deletions so Close can wait.
@@ -52,7 +54,8 @@ type Registry struct {
 
 // New builds a registry with the built-in kinds registered.
 func New(cfg Config) *Registry {
-	r := &Registry{store: cfg.Store, clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, kinds: map[string]*Kind{}}
+	r := &Registry{store: cfg.Store, clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, kinds: map[string]*Kind{},
+		events: newEventCache()}
 	if r.clock == nil {
 		r.clock = time.Now
 	}

@@ -152,23 +152,25 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 	if ev.Type == storage.EventProgress {
 		return WatchEvent{Type: Bookmark, Revision: ev.Revision}, true
 	}
-	dec := func(b []byte) Object {
+	dec := func(b []byte, prev bool) Object {
 		if b == nil {
 			return nil
 		}
-		var o Object
-		if json.Unmarshal(b, &o) != nil {
-			return nil
-		}
-		meta(o)["resourceVersion"] = strconv.FormatInt(ev.Revision, 10)
-		if conv, err := k.fromStorage(o, version); err == nil {
-			o = conv
-		} else {
-			o["apiVersion"], o["kind"] = k.APIVersion(version), k.Kind
-		}
-		return o
+		return r.events.get(eventKey{kind: k, version: version, revision: ev.Revision, prev: prev}, func() Object {
+			var o Object
+			if json.Unmarshal(b, &o) != nil {
+				return nil
+			}
+			meta(o)["resourceVersion"] = strconv.FormatInt(ev.Revision, 10)
+			if conv, err := k.fromStorage(o, version); err == nil {
+				o = conv
+			} else {
+				o["apiVersion"], o["kind"] = k.APIVersion(version), k.Kind
+			}
+			return o
+		})
 	}
-	cur := dec(ev.Value)
+	cur := dec(ev.Value, false)
 	switch ev.Type {
 	case storage.EventDelete:
 		if sel.Matches(k, cur) {
@@ -180,7 +182,7 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 	if ev.IsCreate {
 		return WatchEvent{Type: Added, Object: cur, Revision: ev.Revision}, now
 	}
-	before := sel.Empty() || sel.Matches(k, dec(ev.PrevValue))
+	before := sel.Empty() || sel.Matches(k, dec(ev.PrevValue, true))
 	switch {
 	case now && before:
 		return WatchEvent{Type: Modified, Object: cur, Revision: ev.Revision}, true

@@ -1,0 +1,57 @@
+package registry
+
+import "testing"
+
+func TestEventCacheDecodesOncePerEvent(t *testing.T) {
+	c := newEventCache()
+	k := &Kind{Resource: "configmaps"}
+	decodes := 0
+	decode := func() Object { decodes++; return Object{"n": decodes} }
+	key := eventKey{kind: k, version: "v1", revision: 7}
+
+	first := c.get(key, decode)
+	for i := 0; i < 100; i++ { // a hundred watchers of the same event
+		if got := c.get(key, decode); got["n"] != first["n"] {
+			t.Fatalf("watcher %d got a different object: %v vs %v", i, got, first)
+		}
+	}
+	if decodes != 1 {
+		t.Fatalf("decoded %d times, want once", decodes)
+	}
+	tests := []eventKey{
+		{kind: k, version: "v1", revision: 7, prev: true}, // the value before the write
+		{kind: k, version: "v2", revision: 7},             // another version
+		{kind: &Kind{Resource: "secrets"}, version: "v1", revision: 7},
+		{kind: k, version: "v1", revision: 8},
+	}
+	for _, other := range tests {
+		before := decodes
+		c.get(other, decode)
+		if decodes != before+1 {
+			t.Errorf("%+v shared a cached object with %+v", other, key)
+		}
+	}
+	if c.get(eventKey{kind: k, revision: 9}, func() Object { return nil }) != nil {
+		t.Fatal("a failed decode must give nil")
+	}
+	if _, cached := c.items[eventKey{kind: k, revision: 9}]; cached {
+		t.Fatal("a failed decode must not be cached")
+	}
+}
+
+func TestEventCacheIsBounded(t *testing.T) {
+	c := newEventCache()
+	k := &Kind{Resource: "configmaps"}
+	for rev := int64(1); rev <= 3*eventCacheSize; rev++ {
+		c.get(eventKey{kind: k, revision: rev}, func() Object { return Object{} })
+	}
+	if len(c.items) != eventCacheSize {
+		t.Fatalf("cache holds %d objects, want at most %d", len(c.items), eventCacheSize)
+	}
+	if _, ok := c.items[eventKey{kind: k, revision: 1}]; ok {
+		t.Fatal("the oldest event should have been evicted")
+	}
+	if _, ok := c.items[eventKey{kind: k, revision: 3 * eventCacheSize}]; !ok {
+		t.Fatal("the newest event should be cached")
+	}
+}
