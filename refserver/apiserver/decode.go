@@ -83,7 +83,7 @@ func checkTypeMeta(ri *requestInfo, obj registry.Object) error {
 	}
 	if kind, _ := obj["kind"].(string); kind != ri.kind.Kind {
 		name, _ := registry.Meta(obj)["name"].(string)
-		return apierrors.NewInvalid(schemaGK(ri.kind.Group, kind), name, fieldErrs("kind", kind, "must be "+ri.kind.Kind))
+		return apierrors.NewInvalid(schema.GroupKind{Group: ri.kind.Group, Kind: kind}, name, fieldErrs("kind", kind, "must be "+ri.kind.Kind))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,22 +21,13 @@ func (h *Handler) groupVersions() (order []string, versions map[string][]string)
 			order = append(order, k.Group)
 		}
 		for _, v := range k.Versions {
-			if !contains(versions[k.Group], v) {
+			if !slices.Contains(versions[k.Group], v) {
 				versions[k.Group] = append(versions[k.Group], v)
 			}
 		}
 	}
 	sort.Strings(order)
 	return order, versions
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (h *Handler) serveDiscoveryRoot(w http.ResponseWriter, r *http.Request) {

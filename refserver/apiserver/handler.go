@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"log"
 	"net/http"
 	"runtime/debug"
@@ -184,7 +185,7 @@ func (h *Handler) forbidden(u auth.User, verb string, ri *requestInfo) error {
 		res += "/" + ri.subresource
 	}
 	msg := fmt.Sprintf("User %q cannot %s resource %q in API group %q %s", u.Name, verb, res, ri.group, scope)
-	se := apierrors.NewForbidden(schemaGR(ri.group, ri.resource), ri.name, fmt.Errorf("%s", msg))
+	se := apierrors.NewForbidden(schema.GroupResource{Group: ri.group, Resource: ri.resource}, ri.name, fmt.Errorf("%s", msg))
 	se.ErrStatus.Message = fmt.Sprintf("%s %q is forbidden: %s", res, ri.name, msg)
 	if ri.name == "" {
 		se.ErrStatus.Message = fmt.Sprintf("%s is forbidden: %s", res, msg)
@@ -200,7 +201,7 @@ func (h *Handler) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	}
 	u := userOf(r.Context())
 	if !u.IsAdmin() {
-		writeStatus(w, r, apierrors.NewForbidden(schemaGR("", ""), "", fmt.Errorf("user %q may not use the admin endpoints", u.Name)))
+		writeStatus(w, r, apierrors.NewForbidden(schema.GroupResource{Group: "", Resource: ""}, "", fmt.Errorf("user %q may not use the admin endpoints", u.Name)))
 		return
 	}
 	switch strings.TrimSuffix(r.URL.Path, "/") {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/apiconform/apiconform/refserver/registry"
@@ -103,7 +104,7 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 		writeObject(w, r, 200, map[string]any{"paths": paths})
 	case strings.HasPrefix(p, "/openapi/v3/"):
 		gv := strings.TrimPrefix(p, "/openapi/v3/")
-		if !contains(h.gvList(), gv) {
+		if !slices.Contains(h.gvList(), gv) {
 			writeStatus(w, r, errNotFoundResource())
 			return
 		}
@@ -122,7 +123,7 @@ func (h *Handler) gvList() []string {
 			if k.Group != "" {
 				gv = "apis/" + k.Group + "/" + v
 			}
-			if !contains(out, gv) {
+			if !slices.Contains(out, gv) {
 				out = append(out, gv)
 			}
 		}

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"mime"
 	"net/http"
 	"strconv"
@@ -295,7 +296,7 @@ func (h *Handler) setReplicas(r *http.Request, ri *requestInfo, dry bool, scaleF
 		spec, _ := sc["spec"].(map[string]any)
 		rep, ok := spec["replicas"].(float64)
 		if !ok || rep < 0 || rep != float64(int64(rep)) {
-			return nil, apierrors.NewInvalid(schemaGK("autoscaling", "Scale"), ri.name, fieldErrs("spec.replicas", spec["replicas"], "must be greater than or equal to 0"))
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, ri.name, fieldErrs("spec.replicas", spec["replicas"], "must be greater than or equal to 0"))
 		}
 		setPath(cur, ri.kind.Scale.SpecReplicasPath, int64(rep))
 		sm, _ := sc["metadata"].(map[string]any)

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"net/http"
 	"strconv"
 	"strings"
@@ -232,7 +233,7 @@ func (h *Handler) listParams(r *http.Request, ri *requestInfo, verb rvplan.Verb)
 	}
 	if err := registry.CheckFieldSelector(ri.kind, fs); err != nil {
 		return req, sel, apierrors.NewBadRequest(fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %v",
-			schemaGR(ri.group, ri.resource).String(), ls.String(), fs.String(), err))
+			schema.GroupResource{Group: ri.group, Resource: ri.resource}.String(), ls.String(), fs.String(), err))
 	}
 	sel = registry.Selector{Labels: ls, Fields: fs}
 	return req, sel, nil

@@ -90,6 +90,11 @@ func (k *Kind) GroupResource() schema.GroupResource {
 	return schema.GroupResource{Group: k.Group, Resource: k.Resource}
 }
 
+// GroupKind is the kind's group and kind, as errors name it.
+func (k *Kind) GroupKind() schema.GroupKind {
+	return schema.GroupKind{Group: k.Group, Kind: k.Kind}
+}
+
 // StorageVersion is the version objects are stored in.
 func (k *Kind) StorageVersion() string { return k.Versions[0] }
 

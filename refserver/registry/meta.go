@@ -7,16 +7,9 @@ import (
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
-
-type schemaGroupKind = schema.GroupKind
-
-func schemaGR(group, resource string) schema.GroupResource {
-	return schema.GroupResource{Group: group, Resource: resource}
-}
 
 // validateMeta checks the metadata every kind shares.
 func validateMeta(k *Kind, obj, old Object) field.ErrorList {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"reflect"
 	"sort"
 	"strconv"
@@ -452,7 +453,7 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 		}
 		name := str(m["name"])
 		if errs := r.validate(k, obj, nil); len(errs) > 0 {
-			return nil, apierrors.NewInvalid(schemaGK(k), name, errs)
+			return nil, apierrors.NewInvalid(k.GroupKind(), name, errs)
 		}
 		k.throughStorage(obj, version)
 		if r.dry(o) {
@@ -504,7 +505,7 @@ func (r *Registry) namespaceWritable(ctx context.Context, ns string) error {
 	}
 	var obj Object
 	if json.Unmarshal(kv.Value, &obj) == nil && str(meta(obj)["deletionTimestamp"]) != "" {
-		return apierrors.NewForbidden(schemaGR("", "namespaces"), ns,
+		return apierrors.NewForbidden(schema.GroupResource{Group: "", Resource: "namespaces"}, ns,
 			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
 	}
 	return nil
@@ -582,7 +583,7 @@ func (r *Registry) updateFrom(ctx context.Context, k *Kind, version, ns, name st
 	if ts := str(om["deletionTimestamp"]); ts != "" {
 		if nt := str(m["deletionTimestamp"]); nt != ts {
 			fe := field.Invalid(field.NewPath("metadata", "deletionTimestamp"), m["deletionTimestamp"], "field is immutable; may only be changed via deletion")
-			return nil, apierrors.NewInvalid(schemaGK(k), name, field.ErrorList{fe})
+			return nil, apierrors.NewInvalid(k.GroupKind(), name, field.ErrorList{fe})
 		}
 	} else {
 		delete(m, "deletionTimestamp")
@@ -595,7 +596,7 @@ func (r *Registry) updateFrom(ctx context.Context, k *Kind, version, ns, name st
 		m["generation"] = toInt(om["generation"]) + 1
 	}
 	if errs := r.validate(k, obj, old); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(schemaGK(k), name, errs)
+		return nil, apierrors.NewInvalid(k.GroupKind(), name, errs)
 	}
 	k.throughStorage(obj, version)
 	m["resourceVersion"] = om["resourceVersion"]
@@ -708,11 +709,11 @@ func (r *Registry) Delete(ctx context.Context, k *Kind, version, ns, name string
 		}
 		m := meta(obj)
 		if o.PreconditionUID != "" && o.PreconditionUID != str(m["uid"]) {
-			return nil, apierrors.NewConflict(schemaGR(k.Group, k.Kind), name, fmt.Errorf(
+			return nil, apierrors.NewConflict(schema.GroupResource{Group: k.Group, Resource: k.Kind}, name, fmt.Errorf(
 				"the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", o.PreconditionUID, str(m["uid"])))
 		}
 		if o.PreconditionVersion != "" && o.PreconditionVersion != str(m["resourceVersion"]) {
-			return nil, apierrors.NewConflict(schemaGR(k.Group, k.Kind), name, fmt.Errorf(
+			return nil, apierrors.NewConflict(schema.GroupResource{Group: k.Group, Resource: k.Kind}, name, fmt.Errorf(
 				"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", o.PreconditionVersion, str(m["resourceVersion"])))
 		}
 		pending := len(sliceOf(m["finalizers"])) > 0 || (k.Group == "" && k.Resource == "namespaces")
@@ -830,8 +831,6 @@ func (r *Registry) startNamespaceCleanup(ns string) {
 }
 
 // ---- helpers ----
-
-func schemaGK(k *Kind) schemaGroupKind { return schemaGroupKind{Group: k.Group, Kind: k.Kind} }
 
 func meta(obj Object) map[string]any {
 	m, ok := obj["metadata"].(map[string]any)

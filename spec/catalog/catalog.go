@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -205,7 +206,7 @@ func (c *catalogue) validate() error {
 			bad("requirement %s: duplicate ID", r.ID)
 		}
 		seen[r.ID] = true
-		if !contains(KnownAreas, r.Area) {
+		if !slices.Contains(KnownAreas, r.Area) {
 			bad("requirement %s: unknown area %q", r.ID, r.Area)
 		}
 		switch r.Level {
@@ -260,7 +261,7 @@ func (c *catalogue) validate() error {
 
 func validateSource(where string, s Source) []error {
 	var errs []error
-	if !contains(KnownDocs, s.Doc) {
+	if !slices.Contains(KnownDocs, s.Doc) {
 		errs = append(errs, fmt.Errorf("%s: unknown source doc %q", where, s.Doc))
 	}
 	if strings.TrimSpace(s.Section) == "" {
@@ -325,13 +326,4 @@ func (r Requirement) clone() Requirement {
 		r.Deviation = &d
 	}
 	return r
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,7 @@ package openapi
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -78,7 +79,7 @@ func loadCRDs(parts [][]byte, source string) (*Document, error) {
 			g.Storage = g.Storage || v.Storage
 			g.Deprecated = v.Deprecated
 			g.allOpsDeprecated = v.Deprecated
-			if !contains(g.Kinds, m.Spec.Names.Kind) {
+			if !slices.Contains(g.Kinds, m.Spec.Names.Kind) {
 				g.Kinds = append(g.Kinds, m.Spec.Names.Kind)
 			}
 			if v.Schema == nil || len(v.Schema.OpenAPIV3Schema) == 0 {

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,7 +127,7 @@ func (d *Document) finish() {
 	sort.Strings(d.Names)
 	for _, n := range d.Names {
 		for _, k := range d.Kinds[n] {
-			if g, ok := d.GroupVersions[k.GroupVersion()]; ok && !contains(g.Kinds, k.Kind) {
+			if g, ok := d.GroupVersions[k.GroupVersion()]; ok && !slices.Contains(g.Kinds, k.Kind) {
 				g.Kinds = append(g.Kinds, k.Kind)
 			}
 		}
@@ -402,13 +403,4 @@ func VersionOfDefinition(name string) string {
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -238,7 +238,7 @@ var _ = Describe("chunked lists", fw.Area(area), func() {
 				Expect(err).NotTo(HaveOccurred())
 			} else {
 				var last *fw.Response
-				expired := waitFor(fw.CompactionWait(), 2*time.Second, func() bool {
+				expired := fw.PollUntil(fw.CompactionWait(), 2*time.Second, func() bool {
 					last = cont()
 					return last.Code != http.StatusOK
 				})
@@ -285,13 +285,6 @@ var _ = Describe("chunked lists", fw.Area(area), func() {
 		}
 	})
 })
-
-// waitFor polls cond every interval until it holds or the budget runs out,
-// and reports whether it held. It never fails the spec itself.
-func waitFor(budget, interval time.Duration, cond func() bool) bool {
-	g := NewGomega(func(string, ...int) {})
-	return g.Eventually(cond).WithTimeout(budget).WithPolling(interval).Should(BeTrue())
-}
 
 // record attaches an observation to the spec's report.
 func record(name, format string, args ...any) {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strconv"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -75,12 +73,6 @@ func sorted(in []item) snapshot {
 	return out
 }
 
-// rvInt parses a resourceVersion as an unsigned integer when it is one.
-func rvInt(rv string) (uint64, bool) {
-	n, err := strconv.ParseUint(rv, 10, 64)
-	return n, err == nil
-}
-
 // expectStatusCell asserts a rejected request answers exactly what the catalogue recorded.
 func expectStatusCell(r *fw.Response, want catalog.Outcome) {
 	fw.ExpectStatus(r, want.Code, want.Reason)
@@ -93,40 +85,6 @@ func expectStatusCell(r *fw.Response, want catalog.Outcome) {
 			ExpectWithOffset(1, c.Get("message").String()).To(Equal(want.Cause.Message), "%s", r)
 		}
 	}
-}
-
-// requireSince skips a spec whose requirement came in a later release than the target reports.
-func requireSince(id string) {
-	req, ok := catalog.ByID(id)
-	Expect(ok).To(BeTrue(), "catalogue has no %s", id)
-	if req.Since == "" {
-		return
-	}
-	caps := fw.Caps()
-	tMajor, tMinor, ok1 := parseRelease("v" + caps.Major + "." + caps.Minor)
-	sMajor, sMinor, ok2 := parseRelease(req.Since)
-	if !ok1 || !ok2 {
-		return // unknown release: hold the target to the rule
-	}
-	if tMajor < sMajor || (tMajor == sMajor && tMinor < sMinor) {
-		Skip(fmt.Sprintf("%s applies since %s; the target reports v%s.%s", id, req.Since, caps.Major, caps.Minor))
-	}
-}
-
-// parseRelease reads "v1.35" (or "v1.35+", as some distributions report minors).
-func parseRelease(s string) (int, int, bool) {
-	s = strings.TrimPrefix(s, "v")
-	major, minor, ok := strings.Cut(s, ".")
-	if !ok {
-		return 0, 0, false
-	}
-	minor = strings.TrimRight(minor, "+")
-	if i := strings.IndexByte(minor, '.'); i >= 0 {
-		minor = minor[:i]
-	}
-	a, err1 := strconv.Atoi(major)
-	b, err2 := strconv.Atoi(minor)
-	return a, b, err1 == nil && err2 == nil
 }
 
 // record attaches an observation to the spec's report.

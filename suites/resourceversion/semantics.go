@@ -71,7 +71,7 @@ var _ = Describe("resourceVersion fields", fw.Area(area), func() {
 	})
 
 	It("uses decimal integers that increase with every write to the resource type", fw.Req("RV-COMPARABLE"), func() {
-		requireSince("RV-COMPARABLE")
+		fw.RequireSince("RV-COMPARABLE")
 		var last uint64
 		check := func(step, rv string) {
 			Expect(rv).To(MatchRegexp(decimalRV.String()), "%s: resourceVersion %q is a decimal integer", step, rv)
@@ -87,7 +87,7 @@ var _ = Describe("resourceVersion fields", fw.Area(area), func() {
 		check("patch b", setCM(f, b, "2").RV)
 		r := f.ListConfigMaps()
 		listRV := r.Str("metadata.resourceVersion")
-		n, ok := rvInt(listRV)
+		n, ok := fw.RVInt(listRV)
 		Expect(ok).To(BeTrue(), "list resourceVersion %q is a decimal integer", listRV)
 		Expect(n).To(BeNumerically(">=", last), "the collection is at least as new as the items in it")
 		// Another namespace, same resource type: still ordered after.
@@ -134,8 +134,8 @@ var _ = Describe("get and list semantics", fw.Area(area), func() {
 		r := list(f, fw.Query("resourceVersion", a.RV), fw.Query("resourceVersionMatch", "NotOlderThan"))
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 		Expect(items(r)).To(ConsistOf(a), "the write at %s is in any state not older than it", a.RV)
-		if have, ok := rvInt(r.Str("metadata.resourceVersion")); ok {
-			if floor, ok := rvInt(a.RV); ok {
+		if have, ok := fw.RVInt(r.Str("metadata.resourceVersion")); ok {
+			if floor, ok := fw.RVInt(a.RV); ok {
 				Expect(have).To(BeNumerically(">=", floor))
 			}
 		}
@@ -203,7 +203,7 @@ var _ = Describe("history that is gone", fw.Area(area), func() {
 			} else {
 				// No hook: poll, within a budget, until the target drops the version itself.
 				var last *fw.Response
-				gone := waitFor(fw.CompactionWait(), 2*time.Second, func() bool {
+				gone := fw.PollUntil(fw.CompactionWait(), 2*time.Second, func() bool {
 					last = exact()
 					return last.Code != http.StatusOK
 				})
@@ -253,7 +253,7 @@ var _ = Describe("history that is gone", fw.Area(area), func() {
 // futureRV is a resourceVersion far ahead of the target's current one.
 func futureRV(f *fw.Framework) string {
 	cur := f.ListConfigMaps().Str("metadata.resourceVersion")
-	n, ok := rvInt(cur)
+	n, ok := fw.RVInt(cur)
 	if !ok {
 		Skip(fmt.Sprintf("the target's resourceVersion %q is not an integer, so no future version can be named", cur))
 	}
@@ -306,13 +306,6 @@ var _ = Describe("resourceVersions from the future", fw.Area(area), func() {
 		record("causes", "%s", r.JSON("details.causes").Raw)
 	})
 })
-
-// waitFor polls cond every interval until it holds or the budget runs out,
-// and reports whether it held. It never fails the spec itself.
-func waitFor(budget, interval time.Duration, cond func() bool) bool {
-	g := NewGomega(func(string, ...int) {})
-	return g.Eventually(cond).WithTimeout(budget).WithPolling(interval).Should(BeTrue())
-}
 
 // validRetryAfter accepts delta-seconds or an HTTP-date (RFC 9110 §10.2.3).
 func validRetryAfter(v string) error {

@@ -179,8 +179,8 @@ func checkListCell(f *fw.Framework, cell catalog.Cell) {
 		for _, it := range got {
 			Expect(fx.seen[it.Name]).To(ContainElement(it))
 		}
-		if have, ok1 := rvInt(r.Str("metadata.resourceVersion")); ok1 {
-			if floor, ok2 := rvInt(fx.rv1); ok2 {
+		if have, ok1 := fw.RVInt(r.Str("metadata.resourceVersion")); ok1 {
+			if floor, ok2 := fw.RVInt(fx.rv1); ok2 {
 				Expect(have).To(BeNumerically(">=", floor), "collection resourceVersion not older than the requested one")
 			}
 		}

@@ -7,14 +7,12 @@ package watch
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
 
-	"github.com/apiconform/apiconform/spec/catalog"
 	fw "github.com/apiconform/apiconform/suites/framework"
 )
 
@@ -143,31 +141,6 @@ func expectGoneStatus(status gjson.Result, context string) {
 	ExpectWithOffset(1, status.Get("kind").String()).To(Equal("Status"), "%s: %s", context, status.Raw)
 	ExpectWithOffset(1, status.Get("code").Int()).To(BeEquivalentTo(http.StatusGone), "%s: %s", context, status.Raw)
 	ExpectWithOffset(1, status.Get("reason").String()).To(BeElementOf("Expired", "Gone"), "%s: %s", context, status.Raw)
-}
-
-func rvInt(rv string) (uint64, bool) {
-	n, err := strconv.ParseUint(rv, 10, 64)
-	return n, err == nil
-}
-
-// requireSince skips a spec whose requirement came in a later release than the target reports.
-func requireSince(id string) {
-	req, ok := catalog.ByID(id)
-	Expect(ok).To(BeTrue(), "catalogue has no %s", id)
-	if req.Since == "" {
-		return
-	}
-	caps := fw.Caps()
-	var tMaj, tMin, sMaj, sMin int
-	if _, err := fmt.Sscanf(caps.Major+"."+caps.Minor, "%d.%d", &tMaj, &tMin); err != nil {
-		return // unknown release: hold the target to the rule
-	}
-	if _, err := fmt.Sscanf(req.Since, "v%d.%d", &sMaj, &sMin); err != nil {
-		return
-	}
-	if tMaj < sMaj || (tMaj == sMaj && tMin < sMin) {
-		Skip(fmt.Sprintf("%s applies since %s; the target reports v%s.%s", id, req.Since, caps.Major, caps.Minor))
-	}
 }
 
 func record(name, format string, args ...any) {

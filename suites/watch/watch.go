@@ -137,7 +137,7 @@ var _ = Describe("history and the future", fw.Area(area), func() {
 			Expect(err).NotTo(HaveOccurred())
 		} else {
 			// The oldest version there is; a long-running server no longer keeps it.
-			if _, ok := rvInt(currentRV(f)); !ok {
+			if _, ok := fw.RVInt(currentRV(f)); !ok {
 				Skip("resourceVersions are not integers, so no version older than the server keeps can be named")
 			}
 			old = "1"
@@ -166,7 +166,7 @@ var _ = Describe("history and the future", fw.Area(area), func() {
 
 	It("may hold a watch from a future resourceVersion until it times out, delivering nothing older", fw.Req("WATCH-UNRECOGNIZED-RV-WAIT"), func() {
 		cur := currentRV(f)
-		n, ok := rvInt(cur)
+		n, ok := fw.RVInt(cur)
 		if !ok {
 			Skip(fmt.Sprintf("the target's resourceVersion %q is not an integer, so no future version can be named", cur))
 		}
@@ -281,7 +281,7 @@ var _ = Describe("streaming lists", fw.Area(area), func() {
 	f := fw.New(area)
 
 	It("streams the current state, an initial-events-end bookmark, then changes", fw.Req("WATCH-SEND-INITIAL-EVENTS"), func() {
-		requireSince("WATCH-SEND-INITIAL-EVENTS")
+		fw.RequireSince("WATCH-SEND-INITIAL-EVENTS")
 		fw.RequireWatchList()
 		a := createCM(f, f.Name("a"), "v1", nil)
 		b := createCM(f, f.Name("b"), "v1", nil)
@@ -293,8 +293,8 @@ var _ = Describe("streaming lists", fw.Area(area), func() {
 		Expect(e.Object.Get(`metadata.annotations.k8s\.io/initial-events-end`).String()).To(Equal("true"), "%s", e.Raw)
 		bmRV := e.Object.Get("metadata.resourceVersion").String()
 		Expect(bmRV).NotTo(BeEmpty())
-		if n, ok := rvInt(bmRV); ok {
-			if m, ok := rvInt(b.RV); ok {
+		if n, ok := fw.RVInt(bmRV); ok {
+			if m, ok := fw.RVInt(b.RV); ok {
 				Expect(n).To(BeNumerically(">=", m), "the bookmark's resourceVersion covers the state sent")
 			}
 		}
@@ -303,7 +303,7 @@ var _ = Describe("streaming lists", fw.Area(area), func() {
 	})
 
 	It("rejects sendInitialEvents without resourceVersionMatch=NotOlderThan", fw.Req("WATCH-SEND-INITIAL-EVENTS-REQUIRES-NOTOLDERTHAN"), func() {
-		requireSince("WATCH-SEND-INITIAL-EVENTS-REQUIRES-NOTOLDERTHAN")
+		fw.RequireSince("WATCH-SEND-INITIAL-EVENTS-REQUIRES-NOTOLDERTHAN")
 		rv := currentRV(f)
 		for _, q := range [][]string{
 			{"sendInitialEvents", "true"},
@@ -315,7 +315,7 @@ var _ = Describe("streaming lists", fw.Area(area), func() {
 	})
 
 	It("rejects resourceVersionMatch on a watch without sendInitialEvents", fw.Req("WATCH-MATCH-REQUIRES-SEND-INITIAL-EVENTS"), func() {
-		requireSince("WATCH-MATCH-REQUIRES-SEND-INITIAL-EVENTS")
+		fw.RequireSince("WATCH-MATCH-REQUIRES-SEND-INITIAL-EVENTS")
 		q := []string{"resourceVersion", currentRV(f), "resourceVersionMatch", "NotOlderThan"}
 		expectInvalidMatch(openAny(f, q...), q)
 	})
