@@ -14,9 +14,10 @@ import (
 
 // specOptions are the flags of `apiconform spec`.
 type specOptions struct {
-	format string
-	area   string
-	level  string
+	format   string
+	area     string
+	level    string
+	coverage bool
 }
 
 func newSpecCmd() *cobra.Command {
@@ -27,7 +28,11 @@ func newSpecCmd() *cobra.Command {
 		Long: `Print the requirement catalogue: every documented behaviour the suites check,
 with its ID (the spec label is req:<ID>), level, source and known kube-apiserver
 deviation. Markdown prints one table per area followed by the documented
-resourceVersion tables; JSON prints {"requirements": [...], "tables": [...]}.`,
+resourceVersion tables; JSON prints {"requirements": [...], "tables": [...]}.
+
+With --coverage it prints the coverage map instead: every section of every
+stored document with the requirements drawn from it, or the static rules that
+check it, or why nothing can (untestable), or that it is a known gap.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withExit(exitUsage, runSpec(cmd.OutOrStdout(), o))
@@ -37,6 +42,7 @@ resourceVersion tables; JSON prints {"requirements": [...], "tables": [...]}.`,
 	f.StringVar(&o.format, "format", "md", "output format: md or json")
 	f.StringVar(&o.area, "area", "", "only this area (e.g. resourceversion, paging, watch)")
 	f.StringVar(&o.level, "level", "", "only this level: must, should or may")
+	f.BoolVar(&o.coverage, "coverage", false, "print the coverage map: each document section → requirements, static rules or a reason")
 	return cmd
 }
 
@@ -49,6 +55,9 @@ type specOutput struct {
 }
 
 func runSpec(w io.Writer, o *specOptions) error {
+	if o.coverage {
+		return runCoverage(w, o.format)
+	}
 	reqs, tables, err := selectSpec(o)
 	if err != nil {
 		return err

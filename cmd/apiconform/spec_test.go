@@ -73,3 +73,28 @@ func TestRunSpecJSONIsTheCatalogue(t *testing.T) {
 		}
 	}
 }
+
+func TestRunSpecCoverage(t *testing.T) {
+	var md bytes.Buffer
+	if err := runSpec(&md, &specOptions{format: "md", coverage: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Coverage of the documents", "## 004_e6d3ce6622f9ab07.txt",
+		"| Resource versions › Semantics for get and list | covered | ", "RV-LIST-EXACT-LIMIT-RV0",
+		"| Units | static | rules duration-seconds |", "| Events | untestable |", "| gap | issue #13"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("coverage markdown lacks %q", want)
+		}
+	}
+	var js bytes.Buffer
+	if err := runSpec(&js, &specOptions{format: "json", coverage: true}); err != nil {
+		t.Fatal(err)
+	}
+	var got coverageOutput
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || len(got.Sections) == 0 || got.Totals["covered"] == 0 {
+		t.Fatalf("coverage JSON: %v, %+v", err, got.Totals)
+	}
+	if err := runSpec(&js, &specOptions{format: "xml", coverage: true}); err == nil {
+		t.Fatal("--format xml accepted")
+	}
+}
