@@ -26,7 +26,7 @@ const tablesFile = "tables.yaml"
 // KnownAreas are the suite areas a requirement may belong to.
 var KnownAreas = []string{
 	"apply", "compatibility", "conventions", "dryrun", "fieldvalidation",
-	"paging", "resourceversion", "watch",
+	"deletion", "paging", "resources", "resourceversion", "watch",
 }
 
 // KnownDocs are the stored documents (file names under shared/docs) a source may cite.

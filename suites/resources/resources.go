@@ -1,0 +1,256 @@
+package resources
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	fw "github.com/apiconform/apiconform/suites/framework"
+)
+
+const area = "resources"
+
+// names lists the metadata.name of every item of a list answer.
+func names(r *fw.Response) []string {
+	out := []string{}
+	for _, v := range r.JSON("items.#.metadata.name").Array() {
+		out = append(out, v.String())
+	}
+	return out
+}
+
+// setData merge-patches data.v of configmap name and expects it to succeed.
+func setData(f *fw.Framework, name, v string) {
+	r := f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"data":{"v":"`+v+`"}}`)
+	Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+}
+
+// otherNamespace creates a second namespace for the spec, deleted after it.
+// Its name sorts after the spec's own, so a server that stops at the first
+// namespace is seen.
+func otherNamespace(f *fw.Framework) string {
+	ns := f.Namespace + "-z"
+	r := f.Post("/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}})
+	Expect(r.Code).To(Equal(http.StatusCreated), "create namespace: %s", r)
+	DeferCleanup(func() { f.Delete("/api/v1/namespaces/"+ns, nil) })
+	return ns
+}
+
+var _ = Describe("Object names", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("keeps names unique per namespace, not across namespaces", fw.Req("RES-NAME-UNIQUE-PER-NAMESPACE"), func() {
+		name := f.Name("same")
+		f.CreateConfigMap(name, nil)
+		fw.ExpectStatus(f.Post(f.ConfigMapsPath(), fw.ConfigMap(name, nil)), http.StatusConflict, "AlreadyExists")
+		other := otherNamespace(f)
+		r := f.Post("/api/v1/namespaces/"+other+"/configmaps", fw.ConfigMap(name, nil))
+		Expect(r.Code).To(Equal(http.StatusCreated), "the same name in another namespace: %s", r)
+	})
+
+	DescribeTable("refuses names that are not DNS subdomains", fw.Req("RES-NAME-DNS-SUBDOMAIN"),
+		func(name string) {
+			r := f.Post(f.ConfigMapsPath(), fw.ConfigMap(name, nil))
+			fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+			Expect(r.Str("details.causes.0.field")).To(Equal("metadata.name"), "%s", r)
+			Expect(r.Str("details.causes.0.reason")).To(Equal("FieldValueInvalid"), "%s", r)
+		},
+		Entry("upper case and underscore", "Bad_Name"),
+		Entry("longer than 253 characters", strings.Repeat("a", 254)),
+		Entry("ends with a dash", "trailing-"),
+	)
+
+	It("requires a name or a generateName", fw.Req("RES-NAME-REQUIRED"), func() {
+		r := f.Post(f.ConfigMapsPath(), map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{}})
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("details.causes.0.field")).To(Equal("metadata.name"), "%s", r)
+		Expect(r.Str("details.causes.0.reason")).To(Equal("FieldValueRequired"), "%s", r)
+	})
+})
+
+var _ = Describe("Verbs and URIs", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("answers 405 to PUT on a collection", fw.Req("RES-VERB-PUT-COLLECTION"), func() {
+		fw.ExpectStatus(f.Put(f.ConfigMapsPath(), fw.ConfigMap("x", nil)), http.StatusMethodNotAllowed, "MethodNotAllowed")
+	})
+
+	It("answers 404 to PUT of a configmap that does not exist", fw.Req("RES-VERB-PUT-MISSING"), func() {
+		name := f.Name("missing")
+		fw.ExpectStatus(f.Put(f.ConfigMapPath(name), fw.ConfigMap(name, nil)), http.StatusNotFound, "NotFound")
+		Expect(f.GetConfigMap(name).Code).To(Equal(http.StatusNotFound), "nothing was created")
+	})
+
+	It("answers 404 for a subresource the resource does not have", fw.Req("RES-URI-UNKNOWN-SUBRESOURCE"), func() {
+		name := f.Name("sub")
+		f.CreateConfigMap(name, nil)
+		fw.ExpectStatus(f.Get(f.ConfigMapPath(name)+"/nosuchsubresource"), http.StatusNotFound, "NotFound")
+	})
+
+	It("answers 404 for a cluster-scoped resource under a namespace", fw.Req("RES-URI-CLUSTER-SCOPED-IN-NAMESPACE"), func() {
+		fw.ExpectStatus(f.Get("/api/v1/namespaces/"+f.Namespace+"/namespaces"), http.StatusNotFound, "NotFound")
+		fw.ExpectStatus(f.Get("/api/v1/namespaces/"+f.Namespace+"/namespaces/"+f.Namespace), http.StatusNotFound, "NotFound")
+	})
+
+	It("lists a namespaced type across every namespace without a namespace in the path", fw.Req("RES-URI-ALL-NAMESPACES"), func() {
+		label := f.Name("all")
+		other := otherNamespace(f)
+		for _, ns := range []string{f.Namespace, other} {
+			body := fw.ConfigMap("cm", nil)
+			fw.SetMeta(body, "labels", map[string]string{"apiconform.test/all": label})
+			Expect(f.Post("/api/v1/namespaces/"+ns+"/configmaps", body).Code).To(Equal(http.StatusCreated))
+		}
+		r := f.Get("/api/v1/configmaps", fw.Query("labelSelector", "apiconform.test/all="+label))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.JSON("items.#.metadata.namespace").Value()).To(ConsistOf(f.Namespace, other))
+	})
+
+	It("answers 404 naming the namespace for a create in a namespace that does not exist", fw.Req("RES-URI-NAMESPACE-MISSING"), func() {
+		ns := f.Namespace + "-absent"
+		r := f.Post("/api/v1/namespaces/"+ns+"/configmaps", fw.ConfigMap("x", nil))
+		fw.ExpectStatus(r, http.StatusNotFound, "NotFound")
+		Expect(r.Str("details.name")).To(Equal(ns), "%s", r)
+		Expect(r.Str("details.kind")).To(Equal("namespaces"), "%s", r)
+	})
+})
+
+var _ = Describe("Collections", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("answers a list as <Kind>List in the resource's apiVersion", fw.Req("RES-LIST-KIND"), func() {
+		f.CreateConfigMap(f.Name("k"), nil)
+		r := f.ListConfigMaps()
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Str("kind")).To(Equal("ConfigMapList"))
+		Expect(r.Str("apiVersion")).To(Equal("v1"))
+	})
+
+	It("answers an empty items array, never null, when nothing matches", fw.Req("RES-LIST-EMPTY-ITEMS"), func() {
+		f.CreateConfigMap(f.Name("k"), nil) // something the selector excludes
+		r := f.ListConfigMaps(fw.Query("labelSelector", "apiconform.test/none=none"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.JSON("items").IsArray()).To(BeTrue(), "items must be an array: %s", r)
+		Expect(r.JSON("items").Array()).To(BeEmpty())
+	})
+
+	It("carries the collection's resourceVersion in the list metadata", fw.Req("RES-LIST-METADATA"), func() {
+		created := f.CreateConfigMap(f.Name("k"), nil)
+		r := f.ListConfigMaps()
+		Expect(r.Str("metadata.resourceVersion")).NotTo(BeEmpty(), "%s", r)
+		if listRV, ok := fw.RVInt(r.Str("metadata.resourceVersion")); ok {
+			objRV, _ := fw.RVInt(created.Str("metadata.resourceVersion"))
+			Expect(listRV).To(BeNumerically(">=", objRV), "the list is at least as new as the object it contains")
+		}
+	})
+
+	It("refuses a list of objects as the body of a create", fw.Req("RES-SINGLE-NO-LIST-BODY"), func() {
+		name := f.Name("item")
+		body := map[string]any{"apiVersion": "v1", "kind": "ConfigMapList", "items": []any{fw.ConfigMap(name, nil)}}
+		fw.ExpectStatus(f.Post(f.ConfigMapsPath(), body), http.StatusBadRequest, "BadRequest")
+		Expect(f.GetConfigMap(name).Code).To(Equal(http.StatusNotFound), "no item of the list was created")
+	})
+})
+
+var _ = Describe("Selectors", fw.Area(area), func() {
+	f := fw.New(area)
+
+	// Three objects: a and c carry tier=a / tier=c, plain carries no tier.
+	var a, c, plain string
+	BeforeEach(func() {
+		a, c, plain = f.Name("a"), f.Name("c"), f.Name("plain")
+		for name, tier := range map[string]string{a: "a", c: "c", plain: ""} {
+			body := fw.ConfigMap(name, nil)
+			if tier != "" {
+				fw.SetMeta(body, "labels", map[string]string{"tier": tier})
+			}
+			Expect(f.Post(f.ConfigMapsPath(), body).Code).To(Equal(http.StatusCreated))
+		}
+	})
+
+	It("selects one object by fieldSelector=metadata.name", fw.Req("RES-FIELD-SELECTOR-NAME-LIST"), func() {
+		r := f.ListConfigMaps(fw.Query("fieldSelector", "metadata.name="+c))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(names(r)).To(ConsistOf(c))
+	})
+
+	It("excludes one object by fieldSelector=metadata.name!=", fw.Req("RES-FIELD-SELECTOR-NOT-EQUAL"), func() {
+		r := f.ListConfigMaps(fw.Query("fieldSelector", "metadata.name!="+a))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(names(r)).To(ContainElements(c, plain))
+		Expect(names(r)).NotTo(ContainElement(a))
+	})
+
+	It("watches one object by fieldSelector=metadata.name", fw.Req("RES-FIELD-SELECTOR-NAME-WATCH"), func() {
+		rv := f.ListConfigMaps().Str("metadata.resourceVersion")
+		w := f.Watch(f.ConfigMapsPath(), fw.Query("resourceVersion", rv), fw.Query("fieldSelector", "metadata.name="+c))
+		defer w.Close()
+		// Write the excluded object first: its event would arrive before the
+		// watched one's on a server that ignores the selector.
+		setData(f, a, "1")
+		setData(f, c, "1")
+		ev, err := w.Next(10 * time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ev.Type).To(Equal("MODIFIED"))
+		Expect(ev.Object.Get("metadata.name").String()).To(Equal(c))
+		setData(f, a, "2")
+		_, err = w.Next(time.Second)
+		Expect(err).To(HaveOccurred(), "no event for an object the selector excludes")
+	})
+
+	It("refuses a field selector on a field the resource does not support", fw.Req("RES-FIELD-SELECTOR-UNSUPPORTED"), func() {
+		fw.ExpectStatus(f.Get(f.ConfigMapsPath(), fw.Query("fieldSelector", "data.x=y")), http.StatusBadRequest, "BadRequest")
+	})
+
+	DescribeTable("label selector operators", fw.Req("RES-LABEL-SELECTOR-OPERATORS"),
+		func(selector string, want func() []string) {
+			r := f.ListConfigMaps(fw.Query("labelSelector", selector))
+			Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+			Expect(names(r)).To(ConsistOf(want()), "labelSelector %q", selector)
+		},
+		Entry("=", "tier=a", func() []string { return []string{a} }),
+		Entry("==", "tier==a", func() []string { return []string{a} }),
+		Entry("!= also matches objects without the key", "tier!=a", func() []string { return []string{c, plain} }),
+		Entry("in", "tier in (a,c)", func() []string { return []string{a, c} }),
+		Entry("notin also matches objects without the key", "tier notin (a)", func() []string { return []string{c, plain} }),
+		Entry("exists", "tier", func() []string { return []string{a, c} }),
+		Entry("!exists", "!tier", func() []string { return []string{plain} }),
+		Entry("a comma is AND", "tier,tier!=c", func() []string { return []string{a} }),
+	)
+
+	DescribeTable("label selectors that do not parse", fw.Req("RES-LABEL-SELECTOR-INVALID"),
+		func(selector string) {
+			fw.ExpectStatus(f.Get(f.ConfigMapsPath(), fw.Query("labelSelector", selector)), http.StatusBadRequest, "BadRequest")
+		},
+		Entry("===", "tier===a"),
+		Entry("in without parentheses", "tier in a"),
+		Entry("unclosed parenthesis", "tier in (a"),
+	)
+})
+
+var _ = Describe("Label and annotation syntax", fw.Area(area), func() {
+	f := fw.New(area)
+
+	DescribeTable("refuses malformed labels", fw.Req("RES-LABEL-SYNTAX"),
+		func(key, value string) {
+			body := fw.ConfigMap(f.Name("l"), nil)
+			fw.SetMeta(body, "labels", map[string]string{key: value})
+			r := f.Post(f.ConfigMapsPath(), body)
+			fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+			Expect(r.Str("details.causes.0.field")).To(HavePrefix("metadata.labels"), "%s", r)
+		},
+		Entry("key with a space and !", "bad key!", "v"),
+		Entry("value over 63 characters", "k", strings.Repeat("v", 64)),
+		Entry("prefix that is not a DNS subdomain", "Bad_Prefix/k", "v"),
+	)
+
+	It("refuses a malformed annotation key", fw.Req("RES-ANNOTATION-SYNTAX"), func() {
+		body := fw.ConfigMap(f.Name("a"), nil)
+		fw.SetMeta(body, "annotations", map[string]string{"bad key!": "v"})
+		r := f.Post(f.ConfigMapsPath(), body)
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("details.causes.0.field")).To(HavePrefix("metadata.annotations"), "%s", r)
+	})
+})
