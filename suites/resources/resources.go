@@ -254,3 +254,79 @@ var _ = Describe("Label and annotation syntax", fw.Area(area), func() {
 		Expect(r.Str("details.causes.0.field")).To(HavePrefix("metadata.annotations"), "%s", r)
 	})
 })
+
+const tableType = "application/json;as=Table;g=meta.k8s.io;v=v1"
+
+var _ = Describe("Alternate representations", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("answers a Table when the Table type is listed before JSON", fw.Req("RES-TABLE-PREFERRED"), func() {
+		f.CreateConfigMap(f.Name("t"), nil)
+		r := f.Get(f.ConfigMapsPath(), fw.Accept(tableType+", application/json"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Str("kind")).To(Equal("Table"), "%s", r)
+	})
+
+	DescribeTable("Table rows by includeObject", fw.Req("RES-TABLE-INCLUDE-OBJECT"),
+		func(includeObject, wantKind string) {
+			name := f.Name("t")
+			f.CreateConfigMap(name, map[string]string{"k": "v"})
+			opts := []fw.Option{fw.Accept(tableType)}
+			if includeObject != "" {
+				opts = append(opts, fw.Query("includeObject", includeObject))
+			}
+			r := f.Get(f.ConfigMapsPath(), opts...)
+			Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+			Expect(r.JSON("rows").Array()).To(HaveLen(1), "%s", r)
+			obj := r.JSON("rows.0.object")
+			if wantKind == "" {
+				Expect(obj.Exists() && obj.Type.String() != "Null").To(BeFalse(), "no object with includeObject=None: %s", r)
+				return
+			}
+			Expect(obj.Get("kind").String()).To(Equal(wantKind), "%s", r)
+			Expect(obj.Get("metadata.name").String()).To(Equal(name))
+			Expect(obj.Get("data.k").Exists()).To(Equal(wantKind == "ConfigMap"), "only the full object carries data: %s", r)
+		},
+		Entry("None", "None", ""),
+		Entry("Metadata", "Metadata", "PartialObjectMetadata"),
+		Entry("default is Metadata", "", "PartialObjectMetadata"),
+		Entry("Object", "Object", "ConfigMap"),
+	)
+
+	It("pages a Table with limit and continue", fw.Req("RES-TABLE-PAGING"), func() {
+		var want []string
+		for i := 0; i < 3; i++ {
+			want = append(want, f.CreateConfigMap(f.Name("t"), nil).Str("metadata.name"))
+		}
+		var got []string
+		r := f.Get(f.ConfigMapsPath(), fw.Accept(tableType), fw.Query("limit", "2"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.JSON("rows").Array()).To(HaveLen(2), "%s", r)
+		Expect(r.Int("metadata.remainingItemCount")).To(BeEquivalentTo(1), "%s", r)
+		cont := r.Str("metadata.continue")
+		Expect(cont).NotTo(BeEmpty(), "%s", r)
+		for _, v := range r.JSON("rows.#.object.metadata.name").Array() {
+			got = append(got, v.String())
+		}
+		r = f.Get(f.ConfigMapsPath(), fw.Accept(tableType), fw.Query("limit", "2"), fw.Query("continue", cont))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Str("metadata.continue")).To(BeEmpty(), "%s", r)
+		for _, v := range r.JSON("rows.#.object.metadata.name").Array() {
+			got = append(got, v.String())
+		}
+		Expect(got).To(ConsistOf(want))
+	})
+
+	It("answers YAML for Accept application/yaml", fw.Req("RES-YAML"), func() {
+		name := f.Name("y")
+		f.CreateConfigMap(name, map[string]string{"k": "v"})
+		for _, path := range []string{f.ConfigMapPath(name), f.ConfigMapsPath()} {
+			r := f.Get(path, fw.Accept("application/yaml"))
+			Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+			Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/yaml"), "%s", r)
+			Expect(string(r.Body)).To(ContainSubstring("apiVersion: v1"), "%s", r)
+			Expect(string(r.Body)).To(ContainSubstring(name))
+			Expect(string(r.Body)).NotTo(HavePrefix("{"), "YAML, not JSON: %s", r)
+		}
+	})
+})
