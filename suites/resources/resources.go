@@ -330,3 +330,27 @@ var _ = Describe("Alternate representations", fw.Area(area), func() {
 		}
 	})
 })
+
+var _ = Describe("Success codes", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("answers 201 to a create and 200 to get, update, patch and delete", fw.Req("RES-SUCCESS-CODES"), func() {
+		name := f.Name("s")
+		created := f.Post(f.ConfigMapsPath(), fw.ConfigMap(name, nil))
+		Expect(created.Code).To(Equal(http.StatusCreated), "create: %s", created)
+		got := f.GetConfigMap(name)
+		Expect(got.Code).To(Equal(http.StatusOK), "get: %s", got)
+		body := fw.ConfigMap(name, map[string]string{"k": "v"})
+		fw.SetMeta(body, "resourceVersion", got.Str("metadata.resourceVersion"))
+		Expect(f.Put(f.ConfigMapPath(name), body).Code).To(Equal(http.StatusOK), "update")
+		Expect(f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"data":{"k":"w"}}`).Code).To(Equal(http.StatusOK), "patch")
+		Expect(f.DeleteConfigMap(name).Code).To(Equal(http.StatusOK), "delete")
+	})
+
+	// The document says 204; kube-apiserver answers 405 (catalogued deviation),
+	// and the reference server does what kube-apiserver does.
+	It("answers OPTIONS on a resource URL as kube-apiserver does", fw.Req("RES-OPTIONS"), func() {
+		r := f.Do(http.MethodOptions, f.ConfigMapsPath(), nil)
+		fw.ExpectStatus(r, http.StatusMethodNotAllowed, "MethodNotAllowed")
+	})
+})
