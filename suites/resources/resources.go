@@ -354,3 +354,64 @@ var _ = Describe("Success codes", fw.Area(area), func() {
 		fw.ExpectStatus(r, http.StatusMethodNotAllowed, "MethodNotAllowed")
 	})
 })
+
+// requiredSchema has spec.size required, spec.note optional and spec.mode
+// defaulted to "auto".
+func requiredSchema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"spec": map[string]any{
+				"type":     "object",
+				"required": []any{"size"},
+				"properties": map[string]any{
+					"size": map[string]any{"type": "integer"},
+					"note": map[string]any{"type": "string"},
+					"mode": map[string]any{"type": "string", "default": "auto"},
+				},
+			},
+		},
+	}
+}
+
+var _ = Describe("Required fields, defaults and the default serialization", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("refuses a custom resource without its required field and accepts one without an optional field", fw.Req("RES-REQUIRED-FIELD"), func() {
+		crd := f.CreateCRD(fw.CRDOptions{Versions: []fw.CRDVersion{{Name: "v1", Served: true, Storage: true, Schema: requiredSchema()}}})
+		r := f.Post(crd.ListPath("v1", f.Namespace), crd.Object("v1", f.Name("w"), map[string]any{"note": "no size"}))
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("details.causes.0.field")).To(Equal("spec.size"), "%s", r)
+		Expect(r.Str("details.causes.0.reason")).To(Equal("FieldValueRequired"), "%s", r)
+
+		name := f.Name("w")
+		ok := crd.Create("v1", name, map[string]any{"size": 1})
+		Expect(ok.Code).To(Equal(http.StatusCreated), "note is optional: %s", ok)
+		// An update that drops the required field is refused too.
+		put := crd.Object("v1", name, map[string]any{"note": "dropped size"})
+		fw.SetMeta(put, "resourceVersion", ok.Str("metadata.resourceVersion"))
+		fw.ExpectStatus(f.Put(crd.Path("v1", name), put), http.StatusUnprocessableEntity, "Invalid")
+	})
+
+	It("shows defaults in the create answer and in later reads", fw.Req("RES-DEFAULTS-VISIBLE"), func() {
+		crd := f.CreateCRD(fw.CRDOptions{Versions: []fw.CRDVersion{{Name: "v1", Served: true, Storage: true, Schema: requiredSchema()}}})
+		name := f.Name("w")
+		r := crd.Create("v1", name, map[string]any{"size": 1})
+		Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
+		Expect(r.Str("spec.mode")).To(Equal("auto"), "the create answer carries the default: %s", r)
+		got := f.Get(crd.Path("v1", name))
+		Expect(got.Str("spec.mode")).To(Equal("auto"), "a later GET carries the default: %s", got)
+		// A value the client sets is not overwritten by the default.
+		explicit := crd.Create("v1", f.Name("w"), map[string]any{"size": 1, "mode": "manual"})
+		Expect(explicit.Str("spec.mode")).To(Equal("manual"), "%s", explicit)
+	})
+
+	It("answers JSON when the request names no Accept type", fw.Req("RES-JSON-DEFAULT"), func() {
+		name := f.Name("j")
+		f.CreateConfigMap(name, nil)
+		r := f.Get(f.ConfigMapPath(name))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/json"), "%s", r)
+		Expect(r.Str("metadata.name")).To(Equal(name), "the body parses as JSON")
+	})
+})
