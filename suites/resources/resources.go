@@ -2,6 +2,7 @@ package resources
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -413,5 +414,91 @@ var _ = Describe("Required fields, defaults and the default serialization", fw.A
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 		Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/json"), "%s", r)
 		Expect(r.Str("metadata.name")).To(Equal(name), "the body parses as JSON")
+	})
+})
+
+var _ = Describe("Resource types and object shape", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("names resource types in discovery with their kind and scope", fw.Req("RES-DISCOVERY-RESOURCE-NAMES"), func() {
+		r := f.Get("/api/v1")
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		for name, want := range map[string]struct {
+			kind       string
+			namespaced bool
+		}{"configmaps": {"ConfigMap", true}, "namespaces": {"Namespace", false}} {
+			res := r.JSON(`resources.#(name=="` + name + `")`)
+			Expect(res.Exists()).To(BeTrue(), "discovery lists %s: %s", name, r)
+			Expect(res.Get("kind").String()).To(Equal(want.kind), name)
+			Expect(res.Get("namespaced").Bool()).To(Equal(want.namespaced), name)
+		}
+	})
+
+	It("puts kind and apiVersion on objects, lists, Status answers and watch event objects", fw.Req("RES-KIND-APIVERSION"), func() {
+		name := f.Name("k")
+		rv := f.ListConfigMaps().Str("metadata.resourceVersion")
+		w := f.Watch(f.ConfigMapsPath(), fw.Query("resourceVersion", rv))
+		defer w.Close()
+		for what, r := range map[string]*fw.Response{
+			"create answer": f.CreateConfigMap(name, nil),
+			"get":           f.GetConfigMap(name),
+			"list":          f.ListConfigMaps(),
+			"error Status":  f.GetConfigMap(name + "-missing"),
+		} {
+			Expect(r.Str("kind")).NotTo(BeEmpty(), "%s: %s", what, r)
+			Expect(r.Str("apiVersion")).NotTo(BeEmpty(), "%s: %s", what, r)
+		}
+		ev, err := w.Next(10 * time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ev.Object.Get("kind").String()).To(Equal("ConfigMap"))
+		Expect(ev.Object.Get("apiVersion").String()).To(Equal("v1"))
+	})
+
+	It("streams changes for GET with watch=true or watch=1", fw.Req("RES-WATCH-PARAM"), func() {
+		for _, v := range []string{"true", "1"} {
+			rv := f.ListConfigMaps().Str("metadata.resourceVersion")
+			w := f.Watch(f.ConfigMapsPath(), fw.Query("watch", v), fw.Query("resourceVersion", rv))
+			name := f.Name("w")
+			f.CreateConfigMap(name, nil)
+			ev, err := w.Next(10 * time.Second)
+			w.Close()
+			Expect(err).NotTo(HaveOccurred(), "watch=%s", v)
+			Expect(ev.Type).To(Equal("ADDED"), "watch=%s", v)
+			Expect(ev.Object.Get("metadata.name").String()).To(Equal(name), "watch=%s", v)
+		}
+	})
+
+	It("answers every error with a Status whose code is the HTTP status", fw.Req("RES-ERROR-STATUS-CODE"), func() {
+		name := f.Name("e")
+		f.CreateConfigMap(name, nil)
+		for what, r := range map[string]*fw.Response{
+			"400": f.Get(f.ConfigMapsPath(), fw.Query("labelSelector", "a===b")),
+			"404": f.GetConfigMap(name + "-missing"),
+			"405": f.Put(f.ConfigMapsPath(), fw.ConfigMap(name, nil)),
+			"409": f.Post(f.ConfigMapsPath(), fw.ConfigMap(name, nil)),
+			"422": f.Post(f.ConfigMapsPath(), fw.ConfigMap("Bad_Name", nil)),
+		} {
+			Expect(r.Code).To(BeNumerically(">=", 400), "%s: %s", what, r)
+			Expect(r.Str("kind")).To(Equal("Status"), "%s: %s", what, r)
+			Expect(r.Str("status")).To(Equal("Failure"), "%s: %s", what, r)
+			Expect(r.Int("code")).To(BeEquivalentTo(r.Code), "%s: %s", what, r)
+			Expect(what).To(Equal(strconv.Itoa(r.Code)), "%s provoked %d: %s", what, r.Code, r)
+		}
+	})
+
+	It("answers validation errors with reason Invalid, one cause per field, stated with must", fw.Req("RES-VALIDATION-FAILURE"), func() {
+		body := fw.ConfigMap(f.Name("v"), nil)
+		fw.SetMeta(body, "labels", map[string]string{"k": strings.Repeat("v", 64)})
+		fw.SetMeta(body, "annotations", map[string]string{"bad key!": "v"})
+		r := f.Post(f.ConfigMapsPath(), body)
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("status")).To(Equal("Failure"))
+		var fields []string
+		for _, c := range r.JSON("details.causes").Array() {
+			fields = append(fields, c.Get("field").String())
+			Expect(c.Get("message").String()).To(ContainSubstring("must"), "%s", r)
+			Expect(c.Get("message").String()).NotTo(ContainSubstring("should"), "%s", r)
+		}
+		Expect(fields).To(ContainElements(HavePrefix("metadata.labels"), HavePrefix("metadata.annotations")), "%s", r)
 	})
 })
