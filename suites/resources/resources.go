@@ -502,3 +502,22 @@ var _ = Describe("Resource types and object shape", fw.Area(area), func() {
 		Expect(fields).To(ContainElements(HavePrefix("metadata.labels"), HavePrefix("metadata.annotations")), "%s", r)
 	})
 })
+
+var _ = Describe("resourceVersion parameters", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("refuses an unsupported resourceVersionMatch", fw.Req("RES-RV-MATCH-UNSUPPORTED"), func() {
+		rv := f.CreateConfigMap(f.Name("m"), nil).Str("metadata.resourceVersion")
+		r := f.Get(f.ConfigMapsPath(), fw.Query("resourceVersion", rv), fw.Query("resourceVersionMatch", "Bogus"))
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("details.causes.0.field")).To(Equal("resourceVersionMatch"), "%s", r)
+		Expect(r.Str("details.causes.0.reason")).To(Equal("FieldValueNotSupported"), "%s", r)
+	})
+
+	It("refuses a list at a resourceVersion it cannot parse", fw.Req("RES-RV-MALFORMED-LIST"), func() {
+		f.CreateConfigMap(f.Name("m"), nil)
+		for _, rv := range []string{"abc", "-1"} {
+			fw.ExpectStatus(f.Get(f.ConfigMapsPath(), fw.Query("resourceVersion", rv)), http.StatusBadRequest, "BadRequest")
+		}
+	})
+})
