@@ -521,3 +521,60 @@ var _ = Describe("resourceVersion parameters", fw.Area(area), func() {
 		}
 	})
 })
+
+var _ = Describe("Strategic merge patch directives", fw.Area(area), func() {
+	f := fw.New(area)
+	var name string
+
+	// A configmap whose metadata has a merged primitive list (finalizers) and
+	// a list of maps with a merge key (ownerReferences, keyed by uid).
+	BeforeEach(func() {
+		name = f.Name("smp")
+		body := fw.ConfigMap(name, map[string]string{"a": "1", "b": "2"})
+		fw.SetMeta(body, "finalizers", []string{"apiconform.test/x", "apiconform.test/y", "apiconform.test/z"})
+		fw.SetMeta(body, "ownerReferences", []map[string]string{
+			{"apiVersion": "v1", "kind": "ConfigMap", "name": "o1", "uid": "00000000-0000-0000-0000-000000000001"},
+			{"apiVersion": "v1", "kind": "ConfigMap", "name": "o2", "uid": "00000000-0000-0000-0000-000000000002"},
+		})
+		Expect(f.Post(f.ConfigMapsPath(), body).Code).To(Equal(http.StatusCreated))
+		DeferCleanup(func() { f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"metadata":{"finalizers":null}}`) })
+	})
+	smp := func(patch string) *fw.Response {
+		r := f.Patch(f.ConfigMapPath(name), fw.StrategicMergePatch, patch)
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		return r
+	}
+	listOf := func(r *fw.Response, path string) []string {
+		var out []string
+		for _, v := range r.JSON(path).Array() {
+			out = append(out, v.String())
+		}
+		return out
+	}
+
+	It("merges items into a list with merge strategy", fw.Req("RES-SMP-MERGE-PRIMITIVE-LIST"), func() {
+		r := smp(`{"metadata":{"finalizers":["apiconform.test/w"]}}`)
+		Expect(listOf(r, "metadata.finalizers")).To(ConsistOf("apiconform.test/w", "apiconform.test/x", "apiconform.test/y", "apiconform.test/z"))
+	})
+
+	It("deletes the named items with $deleteFromPrimitiveList", fw.Req("RES-SMP-DELETE-FROM-PRIMITIVE-LIST"), func() {
+		r := smp(`{"metadata":{"$deleteFromPrimitiveList/finalizers":["apiconform.test/y"]}}`)
+		Expect(listOf(r, "metadata.finalizers")).To(Equal([]string{"apiconform.test/x", "apiconform.test/z"}))
+	})
+
+	It("orders a merged list with $setElementOrder", fw.Req("RES-SMP-SET-ELEMENT-ORDER"), func() {
+		r := smp(`{"metadata":{"$setElementOrder/finalizers":["apiconform.test/z","apiconform.test/x","apiconform.test/y"]}}`)
+		Expect(listOf(r, "metadata.finalizers")).To(Equal([]string{"apiconform.test/z", "apiconform.test/x", "apiconform.test/y"}))
+	})
+
+	It("deletes a list item by its merge key with $patch: delete", fw.Req("RES-SMP-DELETE-BY-KEY"), func() {
+		r := smp(`{"metadata":{"ownerReferences":[{"uid":"00000000-0000-0000-0000-000000000001","$patch":"delete"}]}}`)
+		Expect(listOf(r, "metadata.ownerReferences.#.name")).To(Equal([]string{"o2"}))
+	})
+
+	It("replaces a whole map with $patch: replace", fw.Req("RES-SMP-REPLACE-MAP"), func() {
+		r := smp(`{"data":{"$patch":"replace","c":"3"}}`)
+		Expect(r.JSON("data").Map()).To(HaveLen(1), "%s", r)
+		Expect(r.Str("data.c")).To(Equal("3"))
+	})
+})
