@@ -123,9 +123,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 	if err != nil {
 		return withExit(exitUsage, err)
 	}
-	gate, err := parseGate(o.failOn)
+	failOn, err := reports.ParseFailOn(o.failOn)
 	if err != nil {
-		return withExit(exitUsage, err)
+		return withExit(exitUsage, fmt.Errorf("--fail-on %w", err))
 	}
 	formats, err := parseFileFormats(o.formats)
 	if err != nil {
@@ -150,7 +150,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 		if err != nil {
 			return withExit(exitUsage, err)
 		}
-		return listSpecs(stdout, report)
+		listSpecs(stdout, report)
+		return nil
 	}
 
 	target, cleanup, err := o.target.resolve(ctx, stderr)
@@ -183,7 +184,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 		return withExit(exitUsage, errNoSpecs)
 	}
 
-	rep := reports.Build(reports.FromCatalog(), res)
+	cat := reports.FromCatalog()
+	rep := reports.Build(cat, res)
 	written, err := writeReportFiles(o.out, formats, res, rep)
 	if err != nil {
 		return withExit(exitUsage, err)
@@ -200,9 +202,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 	}
 	fmt.Fprintf(stdout, "%s: %d passed, %d failed, %d skipped in %s%s\n", res.Target.Name, c.Passed, c.Failed, c.Skipped,
 		time.Duration(res.Duration).Round(time.Second), where)
-	failing := gate.failing(res, o.allowKnownDeviations)
-	if len(failing) > 0 {
-		return withExit(exitFailed, fmt.Errorf("%d failed spec(s) at or above --fail-on=%s, first: %s", len(failing), o.failOn, failing[0]))
+	if err := reports.Gate(cat, res, failOn, o.allowKnownDeviations); err != nil {
+		return withExit(exitFailed, fmt.Errorf("--fail-on=%s: %w", o.failOn, err))
 	}
 	return nil
 }
@@ -239,9 +240,9 @@ type selection struct {
 // no requirement focus the level becomes the list of requirements at or above it.
 func resolveSelection(focus, skip []string, level string) (selection, error) {
 	var sel selection
-	min, err := parseLevel(level)
+	min, err := catalog.ParseLevel(level)
 	if err != nil {
-		return sel, err
+		return sel, fmt.Errorf("--level %w", err)
 	}
 	classify := func(names []string, flag string, toAreas, toReqs *[]string) error {
 		for _, n := range names {
@@ -271,7 +272,7 @@ func resolveSelection(focus, skip []string, level string) (selection, error) {
 	}
 	atLevel := func(id string) bool {
 		r, _ := catalog.ByID(id)
-		return levelRank(r.Level) >= levelRank(min)
+		return r.Level.AtLeast(min)
 	}
 	if len(sel.requirements) > 0 {
 		sel.requirements = slices.DeleteFunc(sel.requirements, func(id string) bool { return !atLevel(id) })
@@ -286,80 +287,6 @@ func resolveSelection(focus, skip []string, level string) (selection, error) {
 		}
 	}
 	return sel, nil
-}
-
-func parseLevel(s string) (catalog.Level, error) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "MUST":
-		return catalog.Must, nil
-	case "SHOULD":
-		return catalog.Should, nil
-	case "MAY", "":
-		return catalog.May, nil
-	}
-	return "", fmt.Errorf("--level %q: want must, should or may", s)
-}
-
-func levelRank(l catalog.Level) int {
-	switch l {
-	case catalog.Must:
-		return 3
-	case catalog.Should:
-		return 2
-	case catalog.May:
-		return 1
-	}
-	return 0
-}
-
-// gate decides which failed specs fail the run; min 0 means none do.
-type gate struct{ min int }
-
-func parseGate(s string) (gate, error) {
-	if strings.EqualFold(strings.TrimSpace(s), "none") {
-		return gate{}, nil
-	}
-	l, err := parseLevel(s)
-	if err != nil {
-		return gate{}, fmt.Errorf("--fail-on %q: want must, should, may or none", s)
-	}
-	return gate{min: levelRank(l)}, nil
-}
-
-// failing lists the failed specs at or above the gate. A failed spec that
-// names no known requirement (a broken suite setup) always counts: the run
-// cannot vouch for anything then. With allowDeviations, a spec whose every
-// requirement has a catalogued kube-apiserver deviation does not count.
-func (g gate) failing(res result.Result, allowDeviations bool) []string {
-	if g.min == 0 {
-		return nil
-	}
-	var out []string
-	for _, s := range res.Specs {
-		if s.Outcome != result.Failed || (allowDeviations && allDeviate(s.Requirements)) {
-			continue
-		}
-		top := 0
-		for _, id := range s.Requirements {
-			if r, ok := catalog.ByID(id); ok {
-				top = max(top, levelRank(r.Level))
-			}
-		}
-		if top == 0 || top >= g.min {
-			out = append(out, s.Name)
-		}
-	}
-	return out
-}
-
-// allDeviate reports whether every requirement has a catalogued kube-apiserver deviation.
-func allDeviate(ids []string) bool {
-	for _, id := range ids {
-		if r, ok := catalog.ByID(id); !ok || r.Deviation == nil {
-			return false
-		}
-	}
-	return len(ids) > 0
 }
 
 // fileFormats maps --format names to renderers and file names.
@@ -429,7 +356,7 @@ func writeRendered(path string, f render.Format, rep *reports.Report) error {
 }
 
 // listSpecs prints the specs a dry run selected: area, requirements, text.
-func listSpecs(w io.Writer, report types.Report) error {
+func listSpecs(w io.Writer, report types.Report) {
 	type row struct{ area, reqs, text string }
 	var rows []row
 	for _, s := range report.SpecReports {
@@ -449,5 +376,4 @@ func listSpecs(w io.Writer, report types.Report) error {
 		fmt.Fprintf(w, "%-16s %-40s %s\n", r.area, r.reqs, r.text)
 	}
 	fmt.Fprintf(w, "%d specs selected\n", len(rows))
-	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/spec/catalog"
 )
 
@@ -76,52 +75,6 @@ func TestResolveSelection(t *testing.T) {
 	}
 	if _, err := resolveSelection([]string{may}, nil, "must"); err == nil {
 		t.Errorf("focusing the MAY requirement %s at --level must should fail", may)
-	}
-}
-
-func TestGate(t *testing.T) {
-	levelOf := map[catalog.Level]string{}
-	var deviating string
-	for _, r := range catalog.All() {
-		if _, ok := levelOf[r.Level]; !ok {
-			levelOf[r.Level] = r.ID
-		}
-		if r.Deviation != nil && deviating == "" {
-			deviating = r.ID
-		}
-	}
-	failed := func(ids ...string) result.SpecResult {
-		return result.SpecResult{Name: strings.Join(ids, "+"), Outcome: result.Failed, Requirements: ids}
-	}
-	res := result.Result{Specs: []result.SpecResult{
-		failed(levelOf[catalog.Should]),
-		failed(levelOf[catalog.May]),
-		{Name: "passed", Outcome: result.Passed, Requirements: []string{levelOf[catalog.Must]}},
-	}}
-	tests := []struct {
-		failOn string
-		want   int
-	}{{"none", 0}, {"must", 0}, {"should", 1}, {"may", 2}}
-	for _, tt := range tests {
-		g, err := parseGate(tt.failOn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := g.failing(res, false); len(got) != tt.want {
-			t.Errorf("--fail-on %s: %d failing (%v), want %d", tt.failOn, len(got), got, tt.want)
-		}
-	}
-	must, _ := parseGate("must")
-	broken := result.Result{Specs: []result.SpecResult{{Name: "BeforeSuite", Outcome: result.Failed}}}
-	if len(must.failing(broken, false)) != 1 {
-		t.Error("a failed spec naming no requirement must fail the run")
-	}
-	if deviating != "" {
-		dev := result.Result{Specs: []result.SpecResult{failed(deviating)}}
-		all, _ := parseGate("may")
-		if len(all.failing(dev, false)) != 1 || len(all.failing(dev, true)) != 0 {
-			t.Errorf("--allow-known-deviations should forgive only %s's deviation", deviating)
-		}
 	}
 }
 

@@ -73,14 +73,6 @@ func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (framework.Tar
 	return startEmbedded(ctx, log)
 }
 
-// targetServer is the base URL a target resolves to, for reports.
-func targetServer(t framework.Target) string {
-	if _, base, err := t.HTTPClient(); err == nil {
-		return base
-	}
-	return t.Server
-}
-
 // preflight checks that the target answers and accepts our credentials
 // before any spec runs, so a wrong address or token is one clear line
 // instead of hundreds of failed specs. It returns the server's gitVersion.

@@ -70,24 +70,16 @@ func runWorkers(ctx context.Context, o *runOptions, sel selection, target framew
 	wg.Wait()
 	progress.finish()
 
-	var merged result.Result
+	parts := make([]result.Result, len(files))
 	for i, file := range files {
 		if errs[i] != nil {
 			return result.Result{}, errs[i]
 		}
-		r, err := result.ReadFile(file)
-		if err != nil {
+		if parts[i], err = result.ReadFile(file); err != nil {
 			return result.Result{}, fmt.Errorf("worker for %s: %w", strings.Join(groups[i], ","), err)
 		}
-		if i == 0 {
-			merged = r
-			continue
-		}
-		merged.Specs = append(merged.Specs, r.Specs...)
-		if r.StartedAt.Before(merged.StartedAt) {
-			merged.StartedAt = r.StartedAt
-		}
 	}
+	merged := result.Merge(parts...)
 	merged.Duration = result.Duration(time.Since(start))
 	return merged, nil
 }

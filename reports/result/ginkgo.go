@@ -3,9 +3,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -19,7 +17,9 @@ const areaLabelPrefix = "area:"
 // FromGinkgo converts a Ginkgo suite report into a Result for target. Specs
 // are kept in the order Ginkgo ran them; passing suite-level nodes
 // (BeforeSuite, ReportAfterSuite...) are dropped, failing ones are kept under
-// area "suite" so a broken setup is never silent.
+// area "suite" so a broken setup is never silent. Exchanges arrive redacted
+// (the framework records them through Exchange.Redacted); Write and the
+// report model sanitise every other field.
 func FromGinkgo(report types.Report, target Target) Result {
 	r := Result{
 		SchemaVersion: SchemaVersion,
@@ -40,7 +40,7 @@ func FromGinkgo(report types.Report, target Target) Result {
 		}
 		r.Specs = append(r.Specs, specFromGinkgo(sr, isSpec))
 	}
-	return Sanitize(r)
+	return r
 }
 
 // notSelected reports a spec that Ginkgo skipped because the run's focus,
@@ -103,187 +103,40 @@ func specFromGinkgo(sr types.SpecReport, isSpec bool) SpecResult {
 		}
 		s.Failure = f
 	}
-	for _, e := range sr.ReportEntries {
-		s.Exchanges = append(s.Exchanges, exchangesFromEntry(e)...)
-	}
+	s.Exchanges = exchangesFromEntries(sr.ReportEntries)
 	return s
 }
 
-// exchangesFromEntry reads HTTP exchanges out of a report entry. The suites'
-// framework may store an Exchange itself, a slice of them, or its own struct
-// that marshals to the same fields (flat, or nested under request/response);
-// entries that are not exchanges are ignored.
-func exchangesFromEntry(e types.ReportEntry) []Exchange {
-	switch v := e.GetRawValue().(type) {
-	case Exchange:
-		return []Exchange{v}
-	case *Exchange:
-		if v != nil {
-			return []Exchange{*v}
-		}
-		return nil
-	case []Exchange:
-		return v
+// ExchangesEntry names the Ginkgo report entry that carries a failed spec's
+// recorded exchanges. Its value is the JSON text of a []Exchange
+// (ExchangesEntryValue): a string is the same in-process and after Ginkgo's
+// JSON round trip between processes.
+const ExchangesEntry = "apiconform.exchanges"
+
+// ExchangesEntryValue encodes exchanges as the value of an ExchangesEntry.
+func ExchangesEntryValue(xs []Exchange) string {
+	b, err := json.MarshalIndent(xs, "", "  ")
+	if err != nil {
+		panic(err) // Exchange has only strings and ints
 	}
-	data := []byte(e.Value.AsJSON)
-	if raw := e.GetRawValue(); raw != nil {
-		b, err := json.Marshal(raw)
-		if err != nil {
-			return nil
-		}
-		data = b
-	}
-	if len(data) == 0 {
-		return nil
-	}
-	var list []looseExchange
-	if err := json.Unmarshal(data, &list); err != nil {
-		var one looseExchange
-		if err := json.Unmarshal(data, &one); err != nil {
-			return nil
-		}
-		list = []looseExchange{one}
-	}
+	return string(b)
+}
+
+// exchangesFromEntries decodes the spec's ExchangesEntry values; an entry
+// that does not decode is kept as a note rather than dropped silently.
+func exchangesFromEntries(entries types.ReportEntries) []Exchange {
 	var out []Exchange
-	for _, l := range list {
-		if x, ok := l.exchange(); ok {
-			out = append(out, x)
+	for _, e := range entries {
+		if e.Name != ExchangesEntry {
+			continue
 		}
+		text, _ := e.GetRawValue().(string)
+		var xs []Exchange
+		if err := json.Unmarshal([]byte(text), &xs); err != nil {
+			out = append(out, Exchange{Note: fmt.Sprintf("unreadable %s report entry: %v", ExchangesEntry, err)})
+			continue
+		}
+		out = append(out, xs...)
 	}
 	return out
-}
-
-type looseMessage struct {
-	Method     string          `json:"method"`
-	URL        string          `json:"url"`
-	Status     int             `json:"status"`
-	StatusCode int             `json:"statusCode"`
-	Headers    json.RawMessage `json:"headers"`
-	Body       json.RawMessage `json:"body"`
-}
-
-type looseExchange struct {
-	looseMessage
-	RequestHeaders  json.RawMessage `json:"requestHeaders"`
-	RequestHeader   json.RawMessage `json:"requestHeader"` // suites/framework spelling
-	RequestBody     json.RawMessage `json:"requestBody"`
-	ResponseHeaders json.RawMessage `json:"responseHeaders"`
-	ResponseHeader  json.RawMessage `json:"responseHeader"`
-	ResponseBody    json.RawMessage `json:"responseBody"`
-	Error           string          `json:"error"` // transport error instead of a response
-	Note            string          `json:"note"`
-	Request         *looseMessage   `json:"request"`
-	Response        *looseMessage   `json:"response"`
-}
-
-func (l looseExchange) exchange() (Exchange, bool) {
-	x := Exchange{
-		Method:          l.Method,
-		URL:             l.URL,
-		Status:          firstNonZero(l.Status, l.StatusCode),
-		RequestHeaders:  looseHeaders(l.RequestHeaders),
-		RequestBody:     looseBody(l.RequestBody),
-		ResponseHeaders: looseHeaders(l.ResponseHeaders),
-		ResponseBody:    looseBody(l.ResponseBody),
-		Note:            l.Note,
-	}
-	if x.RequestHeaders == nil {
-		x.RequestHeaders = looseHeaders(l.RequestHeader)
-	}
-	if x.ResponseHeaders == nil {
-		x.ResponseHeaders = looseHeaders(l.ResponseHeader)
-	}
-	if l.Error != "" {
-		x.Note = strings.TrimSpace(x.Note + " transport error: " + l.Error)
-	}
-	if l.Request != nil {
-		x.Method = firstNonEmpty(x.Method, l.Request.Method)
-		x.URL = firstNonEmpty(x.URL, l.Request.URL)
-		if x.RequestHeaders == nil {
-			x.RequestHeaders = looseHeaders(l.Request.Headers)
-		}
-		x.RequestBody = firstNonEmpty(x.RequestBody, looseBody(l.Request.Body))
-	}
-	if l.Response != nil {
-		x.Status = firstNonZero(x.Status, l.Response.Status, l.Response.StatusCode)
-		if x.ResponseHeaders == nil {
-			x.ResponseHeaders = looseHeaders(l.Response.Headers)
-		}
-		x.ResponseBody = firstNonEmpty(x.ResponseBody, looseBody(l.Response.Body))
-	}
-	// Flat "headers"/"body" belong to the response when a status is present.
-	if x.ResponseHeaders == nil {
-		x.ResponseHeaders = looseHeaders(l.Headers)
-	}
-	x.ResponseBody = firstNonEmpty(x.ResponseBody, looseBody(l.Body))
-	return x, x.Method != "" && x.URL != ""
-}
-
-// looseHeaders accepts http.Header ({"A":["x"]}), a flat map ({"A":"x"}) or []Header.
-func looseHeaders(raw json.RawMessage) []Header {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	var list []Header
-	if json.Unmarshal(raw, &list) == nil {
-		return list
-	}
-	var multi map[string][]string
-	if json.Unmarshal(raw, &multi) == nil {
-		return headersFromMap(multi)
-	}
-	var single map[string]string
-	if json.Unmarshal(raw, &single) == nil {
-		m := make(map[string][]string, len(single))
-		for k, v := range single {
-			m[k] = []string{v}
-		}
-		return headersFromMap(m)
-	}
-	return nil
-}
-
-func headersFromMap(m map[string][]string) []Header {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var out []Header
-	for _, k := range names {
-		for _, v := range m[k] {
-			out = append(out, Header{Name: http.CanonicalHeaderKey(k), Value: v})
-		}
-	}
-	return out
-}
-
-// looseBody accepts a JSON string, or an embedded JSON document kept as-is.
-func looseBody(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func firstNonZero(vs ...int) int {
-	for _, v := range vs {
-		if v != 0 {
-			return v
-		}
-	}
-	return 0
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -133,6 +134,24 @@ func (r Result) Counts() Counts {
 		}
 	}
 	return c
+}
+
+// Merge joins the results of one run made in parts (parallel workers on
+// one target): the first part's target, the earliest start, every spec in
+// part order. The duration is left to the caller, who saw the wall clock.
+func Merge(parts ...Result) Result {
+	if len(parts) == 0 {
+		return Result{SchemaVersion: SchemaVersion, Specs: []SpecResult{}}
+	}
+	out := parts[0]
+	out.Specs = slices.Clone(parts[0].Specs)
+	for _, p := range parts[1:] {
+		out.Specs = append(out.Specs, p.Specs...)
+		if p.StartedAt.Before(out.StartedAt) {
+			out.StartedAt = p.StartedAt
+		}
+	}
+	return out
 }
 
 // Write encodes r as indented JSON after redacting it.

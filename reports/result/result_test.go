@@ -2,11 +2,15 @@ package result
 
 import (
 	"bytes"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/apiconform/apiconform/reports/redact/redacttest"
 )
 
 func TestCheckSchema(t *testing.T) {
@@ -98,43 +102,15 @@ func TestReadRedacts(t *testing.T) {
 	}
 }
 
-// exchangeValue mimics a framework's own exchange type, nested request/response.
-type exchangeValue struct {
-	Request struct {
-		Method  string     `json:"method"`
-		URL     string     `json:"url"`
-		Headers httpHeader `json:"headers"`
-	} `json:"request"`
-	Response struct {
-		StatusCode int    `json:"statusCode"`
-		Body       string `json:"body"`
-	} `json:"response"`
-}
-
-type httpHeader map[string][]string
-
-// frameworkExchange has the shape suites/framework records (singular header
-// maps, a transport error, nanosecond duration).
-type frameworkExchange struct {
-	Method         string              `json:"method"`
-	URL            string              `json:"url"`
-	RequestHeader  map[string][]string `json:"requestHeader,omitempty"`
-	Status         int                 `json:"status,omitempty"`
-	ResponseHeader map[string][]string `json:"responseHeader,omitempty"`
-	ResponseBody   string              `json:"responseBody,omitempty"`
-	Error          string              `json:"error,omitempty"`
-	Duration       time.Duration       `json:"duration"`
-}
-
-func TestExchangesFromFrameworkEntry(t *testing.T) {
-	value := []frameworkExchange{
-		{Method: "GET", URL: "/api/v1/pods", RequestHeader: map[string][]string{"Authorization": {"Bearer abcdefghijk"}},
-			Status: 200, ResponseHeader: map[string][]string{"Content-Type": {"application/json"}}, ResponseBody: "{}", Duration: time.Second},
-		{Method: "GET", URL: "/api/v1/watch", Error: "connection reset"},
+func TestExchangesEntryRoundTrip(t *testing.T) {
+	xs := []Exchange{
+		{Method: "GET", URL: "/api/v1/pods", RequestHeaders: []Header{{Name: "Accept", Value: "application/json"}},
+			Status: 200, ResponseHeaders: []Header{{Name: "Content-Type", Value: "application/json"}}, ResponseBody: "{}"},
+		{Method: "GET", URL: "/api/v1/watch", Note: "transport error: connection reset"},
 	}
-	// In-process (raw value) and rehydrated from JSON (parallel runs) must agree.
-	direct := exchangesFromEntry(types.ReportEntry{Name: "apiconform.exchanges", Value: types.WrapEntryValue(value)})
-	wrapped, err := types.WrapEntryValue(value).MarshalJSON()
+	entry := types.ReportEntry{Name: ExchangesEntry, Value: types.WrapEntryValue(ExchangesEntryValue(xs))}
+	// In-process (raw value) and rehydrated from JSON (parallel Ginkgo) must agree.
+	wrapped, err := entry.Value.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,28 +118,26 @@ func TestExchangesFromFrameworkEntry(t *testing.T) {
 	if err := rehydrated.UnmarshalJSON(wrapped); err != nil {
 		t.Fatal(err)
 	}
-	fromJSON := exchangesFromEntry(types.ReportEntry{Name: "apiconform.exchanges", Value: rehydrated})
-	for name, got := range map[string][]Exchange{"direct": direct, "json": fromJSON} {
-		if len(got) != 2 {
-			t.Fatalf("%s: %d exchanges, want 2", name, len(got))
+	other := types.ReportEntry{Name: "note", Value: types.WrapEntryValue("just text")}
+	for name, e := range map[string]types.ReportEntry{"direct": entry, "json": {Name: ExchangesEntry, Value: rehydrated}} {
+		got := exchangesFromEntries(types.ReportEntries{other, e})
+		if !reflect.DeepEqual(got, xs) {
+			t.Errorf("%s: got %+v, want %+v", name, got, xs)
 		}
-		if got[0].Status != 200 || len(got[0].RequestHeaders) != 1 || got[0].ResponseHeaders[0].Value != "application/json" || got[0].ResponseBody != "{}" {
-			t.Errorf("%s: first exchange %+v", name, got[0])
-		}
-		if !strings.Contains(got[1].Note, "connection reset") {
-			t.Errorf("%s: transport error lost: %+v", name, got[1])
-		}
+	}
+	bad := types.ReportEntry{Name: ExchangesEntry, Value: types.WrapEntryValue("not json")}
+	if got := exchangesFromEntries(types.ReportEntries{bad}); len(got) != 1 || !strings.Contains(got[0].Note, "unreadable") {
+		t.Errorf("malformed entry: got %+v, want one note", got)
 	}
 }
 
 func TestFromGinkgo(t *testing.T) {
 	start := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-	nested := exchangeValue{}
-	nested.Request.Method = "GET"
-	nested.Request.URL = "http://127.0.0.1/api/v1/pods"
-	nested.Request.Headers = httpHeader{"authorization": {"Bearer abcdefghijkl"}, "accept": {"application/json"}}
-	nested.Response.StatusCode = 410
-	nested.Response.Body = `{"kind":"Status","reason":"Expired"}`
+	recorded := []Exchange{
+		{Method: "GET", URL: "http://127.0.0.1/api/v1/pods", RequestHeaders: []Header{{Name: "Accept", Value: "application/json"}},
+			Status: 410, ResponseBody: `{"kind":"Status","reason":"Expired"}`},
+		{Method: "POST", URL: "/x", Status: 201},
+	}
 	report := types.Report{
 		StartTime: start,
 		RunTime:   3 * time.Second,
@@ -174,8 +148,7 @@ func TestFromGinkgo(t *testing.T) {
 				State: types.SpecStateFailed, RunTime: 2 * time.Second,
 				Failure: types.Failure{Message: "expected 410", Location: types.CodeLocation{FileName: "p.go", LineNumber: 9}},
 				ReportEntries: types.ReportEntries{
-					{Name: "exchange", Value: types.WrapEntryValue(nested)},
-					{Name: "exchange", Value: types.WrapEntryValue(Exchange{Method: "POST", URL: "/x", Status: 201})},
+					{Name: ExchangesEntry, Value: types.WrapEntryValue(ExchangesEntryValue(recorded))},
 					{Name: "note", Value: types.WrapEntryValue("just text")},
 				}},
 			{LeafNodeType: types.NodeTypeIt, LeafNodeText: "bookmarks", LeafNodeLabels: []string{"req:W-B", "area:watch"},
@@ -199,20 +172,8 @@ func TestFromGinkgo(t *testing.T) {
 		p.Outcome != Failed || p.Failure.Location != "p.go:9" || p.Duration.Std() != 2*time.Second {
 		t.Errorf("failed spec wrong: %+v", p)
 	}
-	if len(p.Exchanges) != 2 {
-		t.Fatalf("want 2 exchanges, got %+v", p.Exchanges)
-	}
-	x := p.Exchanges[0]
-	if x.Method != "GET" || x.Status != 410 || !strings.Contains(x.ResponseBody, "Expired") || len(x.RequestHeaders) != 2 {
-		t.Errorf("nested exchange wrong: %+v", x)
-	}
-	for _, h := range x.RequestHeaders {
-		if h.Name == "Authorization" && h.Value != "[REDACTED]" {
-			t.Errorf("authorization not redacted: %+v", h)
-		}
-	}
-	if p.Exchanges[1].Method != "POST" || p.Exchanges[1].Status != 201 {
-		t.Errorf("direct exchange wrong: %+v", p.Exchanges[1])
+	if !reflect.DeepEqual(p.Exchanges, recorded) {
+		t.Errorf("exchanges = %+v, want %+v", p.Exchanges, recorded)
 	}
 	if s := r.Specs[1]; s.Outcome != Skipped || s.SkipReason != "no bookmarks" || s.Area != "watch" {
 		t.Errorf("skipped spec wrong: %+v", s)
@@ -233,5 +194,62 @@ func TestFromGinkgo(t *testing.T) {
 	}
 	if c := r.Counts(); c != (Counts{Passed: 1, Failed: 3, Skipped: 1}) {
 		t.Errorf("counts = %+v", c)
+	}
+}
+
+// TestRedactedRemovesEverySecretFromEveryField plants every kind of secret
+// (redacttest) in every field of an exchange and checks that the one
+// redaction function leaves none in the encoded entry value.
+func TestRedactedRemovesEverySecretFromEveryField(t *testing.T) {
+	hdr := http.Header{
+		"Authorization":       {"Bearer sk-bearer-SECRET-0001"},
+		"Cookie":              {"session=cookie-SECRET-0002"},
+		"Proxy-Authorization": {"Basic proxy-SECRET-0003"},
+		"X-Leak":              {redacttest.Leak},
+		redacttest.Leak:       {"name"},
+	}
+	x := Exchange{
+		Method:          redacttest.Leak,
+		URL:             "https://admin:password-SECRET-0007@127.0.0.1/api?access_token=kubeconfig-token-SECRET-0005&" + redacttest.Leak,
+		RequestHeaders:  HeadersOf(hdr),
+		RequestBody:     redacttest.Leak,
+		Status:          200,
+		ResponseHeaders: append(HeadersOf(hdr), Header{Name: "Set-Cookie", Value: "s=cookie-SECRET-0002"}),
+		ResponseBody:    redacttest.SecretBody + redacttest.Leak,
+		Note:            redacttest.Leak,
+	}
+	planted := ExchangesEntryValue([]Exchange{x})
+	for _, s := range redacttest.Secrets {
+		if !strings.Contains(planted, s) {
+			t.Fatalf("fixture lacks %q", s)
+		}
+	}
+	text := ExchangesEntryValue([]Exchange{x.Redacted()})
+	for _, s := range redacttest.Secrets {
+		if strings.Contains(text, s) {
+			t.Errorf("redacted exchange still contains %q:\n%s", s, text)
+		}
+	}
+	if !strings.Contains(text, "REDACTED") {
+		t.Errorf("no redaction marker:\n%s", text)
+	}
+	if again := x.Redacted().Redacted(); !reflect.DeepEqual(again, x.Redacted()) {
+		t.Errorf("Redacted is not idempotent")
+	}
+}
+
+func TestMerge(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := Result{Target: Target{Name: "t"}, StartedAt: t0.Add(time.Second), Specs: []SpecResult{{Name: "a"}}}
+	b := Result{Target: Target{Name: "t"}, StartedAt: t0, Specs: []SpecResult{{Name: "b"}, {Name: "c"}}}
+	m := Merge(a, b)
+	if m.Target.Name != "t" || !m.StartedAt.Equal(t0) || len(m.Specs) != 3 || m.Specs[0].Name != "a" || m.Specs[2].Name != "c" {
+		t.Errorf("Merge = %+v", m)
+	}
+	if len(a.Specs) != 1 {
+		t.Errorf("Merge changed its first part: %+v", a)
+	}
+	if e := Merge(); e.Specs == nil || e.SchemaVersion != SchemaVersion {
+		t.Errorf("Merge() = %+v", e)
 	}
 }

@@ -2,12 +2,15 @@ package result
 
 import (
 	"maps"
+	"net/http"
+	"slices"
 
 	"github.com/apiconform/apiconform/reports/redact"
 )
 
 // Sanitize returns a deep copy of r with every credential removed from every
-// text field. Writers, readers and the report model all pass through it, so a
+// text field. Exchanges are redacted where they are recorded; Sanitize guards
+// the result's own boundaries (Write, Read, and the report model), so a
 // renderer cannot print a secret even if a result file carries one.
 func Sanitize(r Result) Result {
 	out := r
@@ -36,7 +39,7 @@ func Sanitize(r Result) Result {
 		if s.Exchanges != nil {
 			c.Exchanges = make([]Exchange, len(s.Exchanges))
 			for j, e := range s.Exchanges {
-				c.Exchanges[j] = sanitizeExchange(e)
+				c.Exchanges[j] = e.Redacted()
 			}
 		}
 		out.Specs[i] = c
@@ -44,26 +47,45 @@ func Sanitize(r Result) Result {
 	return out
 }
 
-func sanitizeExchange(e Exchange) Exchange {
+// Redacted returns a copy of e with every credential removed: the one
+// function that redacts an exchange, used where suites record it and again
+// wherever a result crosses a boundary.
+func (e Exchange) Redacted() Exchange {
 	return Exchange{
 		Method:          redact.String(e.Method),
 		URL:             redact.String(e.URL),
-		RequestHeaders:  sanitizeHeaders(e.RequestHeaders),
+		RequestHeaders:  redactHeaders(e.RequestHeaders),
 		RequestBody:     redact.String(e.RequestBody),
 		Status:          e.Status,
-		ResponseHeaders: sanitizeHeaders(e.ResponseHeaders),
+		ResponseHeaders: redactHeaders(e.ResponseHeaders),
 		ResponseBody:    redact.String(e.ResponseBody),
 		Note:            redact.String(e.Note),
 	}
 }
 
-func sanitizeHeaders(hs []Header) []Header {
+func redactHeaders(hs []Header) []Header {
 	if hs == nil {
 		return nil
 	}
 	out := make([]Header, len(hs))
 	for i, h := range hs {
 		out[i] = Header{Name: redact.String(h.Name), Value: redact.HeaderValue(h.Name, h.Value)}
+	}
+	return out
+}
+
+// HeadersOf lists an http.Header as header lines, names canonical and sorted,
+// repeated names in their order.
+func HeadersOf(h http.Header) []Header {
+	if len(h) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(h))
+	var out []Header
+	for _, k := range names {
+		for _, v := range h[k] {
+			out = append(out, Header{Name: http.CanonicalHeaderKey(k), Value: v})
+		}
 	}
 	return out
 }

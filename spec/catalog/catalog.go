@@ -26,7 +26,7 @@ const tablesFile = "tables.yaml"
 // KnownAreas are the suite areas a requirement may belong to.
 var KnownAreas = []string{
 	"apply", "compatibility", "conventions", "dryrun", "fieldvalidation",
-	"deletion", "paging", "resources", "resourceversion", "watch",
+	"deletion", "paging", "resources", "resourceversion", "watch", "clients",
 }
 
 // KnownDocs are the stored documents (file names under shared/docs) a source may cite.

@@ -3,6 +3,11 @@
 // Suites and reports import it; it imports neither.
 package catalog
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Level is the strength of a requirement, taken from the document's own words.
 type Level string
 
@@ -11,6 +16,35 @@ const (
 	Should Level = "SHOULD"
 	May    Level = "MAY"
 )
+
+// rank orders the levels; an unknown level ranks below MAY.
+func (l Level) rank() int {
+	switch l {
+	case Must:
+		return 3
+	case Should:
+		return 2
+	case May:
+		return 1
+	}
+	return 0
+}
+
+// AtLeast reports whether l is as strong as m or stronger (MUST > SHOULD >
+// MAY); an unknown level ranks below MAY.
+func (l Level) AtLeast(m Level) bool { return l.rank() >= m.rank() }
+
+// ParseLevel reads must, should or may in any case; empty means MAY, the
+// weakest, so that it selects everything.
+func ParseLevel(s string) (Level, error) {
+	switch l := Level(strings.ToUpper(strings.TrimSpace(s))); l {
+	case Must, Should, May:
+		return l, nil
+	case "":
+		return May, nil
+	}
+	return "", fmt.Errorf("%q: want must, should or may", s)
+}
 
 // Source points at the sentence a requirement comes from.
 type Source struct {

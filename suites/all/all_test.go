@@ -10,6 +10,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/apiconform/apiconform/reports/result"
 	_ "github.com/apiconform/apiconform/suites/all"
 	"github.com/apiconform/apiconform/suites/framework"
 	"github.com/apiconform/apiconform/suites/runner"
@@ -71,7 +72,7 @@ func summarize(t *testing.T, report types.Report) {
 			failed++
 			t.Errorf("FAIL %s %v\n%s\n%s", s.FullText(), framework.ReqIDs(s.Labels()), s.Failure.Message, s.Failure.Location)
 			for _, e := range s.ReportEntries {
-				if e.Name == framework.ExchangesEntryName {
+				if e.Name == result.ExchangesEntry {
 					t.Logf("exchanges of %q:\n%s", s.FullText(), e.StringRepresentation())
 				}
 			}

@@ -37,7 +37,7 @@ func (fr frobbers) put(version, name string, fields map[string]any) *fw.Response
 	cur := fr.f.Get(fr.path(version, name))
 	ExpectWithOffset(1, cur.Code).To(Equal(http.StatusOK), "%s", cur)
 	obj := fr.object(version, name, fields)
-	obj["metadata"].(map[string]any)["resourceVersion"] = cur.Str("metadata.resourceVersion")
+	fw.SetMeta(obj, "resourceVersion", cur.Str("metadata.resourceVersion"))
 	return fr.f.Put(fr.path(version, name), obj)
 }
 

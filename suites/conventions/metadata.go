@@ -86,7 +86,7 @@ var _ = Describe("PUT and the spec/status split", fw.Area(area), func() {
 		name := f.Name("put")
 		created := f.CreateConfigMap(name, map[string]string{"keep": "1", "drop": "2"})
 		obj := fw.ConfigMap(name, map[string]string{"keep": "1"})
-		obj["metadata"].(map[string]any)["resourceVersion"] = created.Str("metadata.resourceVersion")
+		fw.SetMeta(obj, "resourceVersion", created.Str("metadata.resourceVersion"))
 		r := f.Put(f.ConfigMapPath(name), obj)
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 		got := f.GetConfigMap(name)
@@ -108,7 +108,7 @@ var _ = Describe("PUT and the spec/status split", fw.Area(area), func() {
 
 		cur := f.Get(crd.Path("v1", name))
 		put := crd.Object("v1", name, map[string]any{"replicas": 3})
-		put["metadata"].(map[string]any)["resourceVersion"] = cur.Str("metadata.resourceVersion")
+		fw.SetMeta(put, "resourceVersion", cur.Str("metadata.resourceVersion"))
 		put["status"] = map[string]any{"phase": "Overwritten"}
 		r = f.Put(crd.Path("v1", name), put)
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
@@ -123,7 +123,7 @@ var _ = Describe("PUT and the spec/status split", fw.Area(area), func() {
 		crd.Create("v1", name, map[string]any{"replicas": 1})
 		cur := f.Get(crd.Path("v1", name))
 		obj := crd.Object("v1", name, map[string]any{"replicas": 9})
-		obj["metadata"].(map[string]any)["resourceVersion"] = cur.Str("metadata.resourceVersion")
+		fw.SetMeta(obj, "resourceVersion", cur.Str("metadata.resourceVersion"))
 		obj["status"] = map[string]any{"phase": "Running"}
 		r := f.Put(crd.Path("v1", name)+"/status", obj)
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
@@ -187,18 +187,9 @@ var _ = Describe("Deletion with finalizers", fw.Area(area), func() {
 	f := fw.New(area)
 	const finalizer = "apiconform.test/hold"
 
-	createHeld := func(name string) {
-		body := fw.ConfigMap(name, map[string]string{"a": "1"})
-		body["metadata"].(map[string]any)["finalizers"] = []string{finalizer}
-		r := f.Post(f.ConfigMapsPath(), body)
-		Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
-		// Release the finalizer even when the spec fails half-way, so the namespace can go.
-		DeferCleanup(func() { f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"metadata":{"finalizers":null}}`) })
-	}
-
 	It("sets deletionTimestamp and keeps the object while finalizers remain", fw.Req("CONV-DELETE-SETS-TIMESTAMP"), func() {
 		name := f.Name("fin")
-		createHeld(name)
+		f.CreateHeld(name, map[string]string{"a": "1"}, finalizer)
 		r := f.DeleteConfigMap(name)
 		Expect(r.Code).To(BeElementOf(http.StatusOK, http.StatusAccepted), "%s", r)
 		got := f.GetConfigMap(name)
@@ -214,7 +205,7 @@ var _ = Describe("Deletion with finalizers", fw.Area(area), func() {
 
 	It("does not let a client unset deletionTimestamp", fw.Req("CONV-DELETE-TIMESTAMP-IMMUTABLE"), func() {
 		name := f.Name("fin")
-		createHeld(name)
+		f.CreateHeld(name, map[string]string{"a": "1"}, finalizer)
 		f.DeleteConfigMap(name)
 		ts := f.GetConfigMap(name).Str("metadata.deletionTimestamp")
 		Expect(ts).NotTo(BeEmpty())
@@ -231,10 +222,7 @@ var _ = Describe("Deletion with finalizers", fw.Area(area), func() {
 
 	It("removes the object once the last finalizer is removed", fw.Req("CONV-DELETE-FINALIZERS-LAST"), func() {
 		name := f.Name("fin")
-		body := fw.ConfigMap(name, nil)
-		body["metadata"].(map[string]any)["finalizers"] = []string{finalizer, "apiconform.test/second"}
-		Expect(f.Post(f.ConfigMapsPath(), body).Code).To(Equal(http.StatusCreated))
-		DeferCleanup(func() { f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"metadata":{"finalizers":null}}`) })
+		f.CreateHeld(name, nil, finalizer, "apiconform.test/second")
 		f.DeleteConfigMap(name)
 
 		r := f.Patch(f.ConfigMapPath(name), fw.JSONPatch, `[{"op":"remove","path":"/metadata/finalizers/0"}]`)

@@ -35,7 +35,7 @@ var _ = Describe("Status responses", fw.Area(area), func() {
 		created := f.CreateConfigMap(name, map[string]string{"k": "1"})
 		staleRV := created.Str("metadata.resourceVersion")
 		obj := fw.ConfigMap(name, map[string]string{"k": "2"})
-		obj["metadata"].(map[string]any)["resourceVersion"] = staleRV
+		fw.SetMeta(obj, "resourceVersion", staleRV)
 		Expect(f.Put(f.ConfigMapPath(name), obj).Code).To(Equal(http.StatusOK))
 		obj["data"] = map[string]string{"k": "3"}
 		r := f.Put(f.ConfigMapPath(name), obj) // still carries the first resourceVersion

@@ -22,15 +22,6 @@ const (
 var _ = Describe("Deleting an object", fw.Area(area), func() {
 	f := fw.New(area)
 
-	// createHeld creates a configmap carrying finalizers and makes sure they are
-	// released after the spec, so the namespace can go.
-	createHeld := func(name string, finalizers ...string) {
-		body := fw.ConfigMap(name, map[string]string{"k": "v"})
-		fw.SetMeta(body, "finalizers", finalizers)
-		r := f.Post(f.ConfigMapsPath(), body)
-		Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
-		DeferCleanup(func() { f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"metadata":{"finalizers":null}}`) })
-	}
 	deleteWith := func(name, body string) *fw.Response {
 		return f.Delete(f.ConfigMapPath(name), body)
 	}
@@ -44,7 +35,7 @@ var _ = Describe("Deleting an object", fw.Area(area), func() {
 
 	It("answers a second DELETE with the object and keeps the first deletionTimestamp", fw.Req("DEL-SECOND-DELETE"), func() {
 		name := f.Name("again")
-		createHeld(name, held)
+		f.CreateHeld(name, map[string]string{"k": "v"}, held)
 		first := f.DeleteConfigMap(name)
 		Expect(first.Code).To(Equal(http.StatusOK), "%s", first)
 		ts := first.Str("metadata.deletionTimestamp")
@@ -61,7 +52,7 @@ var _ = Describe("Deleting an object", fw.Area(area), func() {
 
 	It("lets any finalizer go first and removes the object after the last", fw.Req("DEL-FINALIZERS-ANY-ORDER"), func() {
 		name := f.Name("order")
-		createHeld(name, held, second)
+		f.CreateHeld(name, map[string]string{"k": "v"}, held, second)
 		Expect(f.DeleteConfigMap(name).Code).To(Equal(http.StatusOK))
 		// Remove the last-listed finalizer first.
 		r := f.Patch(f.ConfigMapPath(name), fw.JSONPatch, `[{"op":"test","path":"/metadata/finalizers/1","value":"`+second+`"},{"op":"remove","path":"/metadata/finalizers/1"}]`)
@@ -77,7 +68,7 @@ var _ = Describe("Deleting an object", fw.Area(area), func() {
 
 	It("lets a client reorder the finalizers of an object being deleted", fw.Req("DEL-FINALIZERS-REORDER"), func() {
 		name := f.Name("reorder")
-		createHeld(name, held, second)
+		f.CreateHeld(name, map[string]string{"k": "v"}, held, second)
 		Expect(f.DeleteConfigMap(name).Code).To(Equal(http.StatusOK))
 		r := f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"metadata":{"finalizers":["`+second+`","`+held+`"]}}`)
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
@@ -86,7 +77,7 @@ var _ = Describe("Deleting an object", fw.Area(area), func() {
 
 	It("refuses a new finalizer on an object being deleted", fw.Req("DEL-NO-NEW-FINALIZERS"), func() {
 		name := f.Name("nonew")
-		createHeld(name, held)
+		f.CreateHeld(name, map[string]string{"k": "v"}, held)
 		Expect(f.DeleteConfigMap(name).Code).To(Equal(http.StatusOK))
 		r := f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"metadata":{"finalizers":["`+held+`","`+second+`"]}}`)
 		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
@@ -98,7 +89,7 @@ var _ = Describe("Deleting an object", fw.Area(area), func() {
 	DescribeTable("propagation policies that keep the object until a finalizer is removed",
 		func(policy, finalizer string) {
 			name := f.Name("prop")
-			createHeld(name) // no finalizers of its own
+			f.CreateHeld(name, map[string]string{"k": "v"}) // no finalizers of its own
 			r := deleteWith(name, `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"`+policy+`"}`)
 			Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 			Expect(r.Str("kind")).To(Equal("ConfigMap"), "the object is answered, marked for deletion: %s", r)

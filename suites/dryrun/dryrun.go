@@ -48,7 +48,7 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		created := f.CreateConfigMap(name, map[string]string{"a": "1"})
 		rv := created.Str("metadata.resourceVersion")
 		obj := fw.ConfigMap(name, map[string]string{"a": "2"})
-		obj["metadata"].(map[string]any)["resourceVersion"] = rv
+		fw.SetMeta(obj, "resourceVersion", rv)
 		r := f.Put(f.ConfigMapPath(name), obj, all)
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 		Expect(r.Str("data.a")).To(Equal("2"))
@@ -129,7 +129,7 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		stale := f.CreateConfigMap(name, map[string]string{"a": "1"}).Str("metadata.resourceVersion")
 		Expect(f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"data":{"a":"2"}}`).Code).To(Equal(http.StatusOK))
 		obj := fw.ConfigMap(name, map[string]string{"a": "3"})
-		obj["metadata"].(map[string]any)["resourceVersion"] = stale
+		fw.SetMeta(obj, "resourceVersion", stale)
 		r := f.Put(f.ConfigMapPath(name), obj, all)
 		fw.ExpectStatus(r, http.StatusConflict, "Conflict")
 	})

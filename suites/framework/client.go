@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/apiconform/apiconform/reports/result"
 )
 
 // Client sends raw HTTP requests to the target and records every exchange.
@@ -24,7 +26,7 @@ type Client struct {
 	userAgent      string
 
 	mu       sync.Mutex
-	recorder *[]Exchange // exchanges of the running spec; nil outside specs
+	recorder *[]result.Exchange // exchanges of the running spec; nil outside specs
 }
 
 // Request is one HTTP call. Path is the URL path (it may carry a query);
@@ -109,25 +111,19 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	started := time.Now()
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		c.record(Exchange{Method: hreq.Method, URL: hreq.URL.String(), RequestHeader: redact(hreq.Header),
-			RequestBody: trim(req.Body, maxRecordedBody), Error: err.Error(), Started: started, Duration: time.Since(started)})
+		c.record(exchange(hreq, req.Body, nil, nil, "transport error: "+err.Error()))
 		return nil, fmt.Errorf("%s %s: %w", hreq.Method, hreq.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	out := &Response{Code: resp.StatusCode, Header: resp.Header, Body: body, Method: hreq.Method, URL: hreq.URL.String()}
-	ex := Exchange{Method: hreq.Method, URL: hreq.URL.String(), RequestHeader: redact(hreq.Header),
-		RequestBody: trim(req.Body, maxRecordedBody), Status: resp.StatusCode, ResponseHeader: redact(resp.Header),
-		ResponseBody: trim(body, maxRecordedBody), Started: started, Duration: time.Since(started)}
 	if err != nil {
-		ex.Error = err.Error()
-		c.record(ex)
+		c.record(exchange(hreq, req.Body, resp, body, "read body: "+err.Error()))
 		return nil, fmt.Errorf("%s %s: read body: %w", hreq.Method, hreq.URL.Path, err)
 	}
-	c.record(ex)
+	c.record(exchange(hreq, req.Body, resp, body, ""))
 	return out, nil
 }
 
@@ -162,10 +158,10 @@ func (c *Client) newRequest(ctx context.Context, req Request) (*http.Request, er
 }
 
 // startRecording makes the client record into a fresh list and returns it.
-func (c *Client) startRecording() *[]Exchange {
+func (c *Client) startRecording() *[]result.Exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec := &[]Exchange{}
+	rec := &[]result.Exchange{}
 	c.recorder = rec
 	return rec
 }
@@ -176,7 +172,7 @@ func (c *Client) stopRecording() {
 	c.recorder = nil
 }
 
-func (c *Client) record(ex Exchange) {
+func (c *Client) record(ex result.Exchange) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.recorder != nil && len(*c.recorder) < maxRecordedExchanges {

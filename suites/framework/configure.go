@@ -56,13 +56,6 @@ func Configure(ctx context.Context, t Target) error {
 	return nil
 }
 
-// Configured reports whether Configure succeeded in this process.
-func Configured() bool {
-	mu.RLock()
-	defer mu.RUnlock()
-	return current != nil
-}
-
 func st() *state {
 	mu.RLock()
 	defer mu.RUnlock()
@@ -81,9 +74,6 @@ func CompactionWait() time.Duration { return st().target.compactionWait() }
 
 // DefaultClient is the configured target's client.
 func DefaultClient() *Client { return st().client }
-
-// TargetName is the configured target's Name ("" when unnamed).
-func TargetName() string { return st().target.Name }
 
 // detect probes discovery once. Only /version is required to answer; the
 // other probes just turn features off when they fail.
@@ -179,13 +169,6 @@ func RequireCRDs() {
 func RequireWatchList() {
 	if !Caps().WatchList {
 		ginkgo.Skip("target does not support watch lists (sendInitialEvents=true did not end with an initial-events-end bookmark)")
-	}
-}
-
-// RequireRefServer skips the spec unless the target is the reference server with admin endpoints.
-func RequireRefServer() {
-	if !Caps().RefServer {
-		ginkgo.Skip("needs the reference server's admin endpoints (GET /apiconform/admin did not answer 200)")
 	}
 }
 

@@ -23,36 +23,50 @@
 //
 // Requests: f.Do(method, path, body, opts...) and the shorthands Get, Post,
 // Put, Patch, Delete return a *Response (Code, Header, Body; JSON access with
-// r.JSON(gjsonPath) / r.Str / r.Int). Options: Query(k, v), Header(k, v),
-// ContentType(ct), Accept(a), Timeout(d). A body may be []byte, string (sent
-// as is) or any other value (encoded as JSON). A transport error fails the
-// spec; use f.Client().Do for an error return instead.
+// r.JSON(gjsonPath) / r.Str / r.Int / r.Exists; r.Warnings()). Options:
+// Query(k, v), Header(k, v), ContentType(ct), Accept(a), Timeout(d). A body
+// may be []byte, string (sent as is) or any other value (encoded as JSON).
+// Patch takes one of JSONPatch, MergePatch, StrategicMergePatch, ApplyPatch
+// (apimachinery's types.PatchType values). A transport error fails the spec;
+// use DefaultClient().Do for an error return instead.
 //
-// Every exchange is recorded. When a spec fails, the exchanges (credentials
-// redacted) are attached to its report as the report entry named
-// ExchangesEntryName with ReportEntryVisibilityFailureOrVerbose; the entry
-// value is an Exchanges slice (JSON-encodable, and a readable String()).
+// Every exchange is recorded as a result.Exchange (reports/result), redacted
+// once where it is recorded (result.Exchange.Redacted, which uses
+// reports/redact). When a spec fails, its exchanges are attached to its
+// report as the entry named result.ExchangesEntry, with
+// ReportEntryVisibilityFailureOrVerbose; the value is their JSON text
+// (result.ExchangesEntryValue), which result.FromGinkgo decodes.
 //
 // Objects: f.Name(prefix) gives a unique name; f.Namespace is the spec's own
-// namespace (ac-<area>-<random>). ConfigMap helpers: CreateConfigMap,
-// GetConfigMap, ListConfigMaps, DeleteConfigMap, ConfigMapPath,
-// ConfigMapsPath. f.CreateCRD(CRDOptions{...}) creates a uniquely named CRD
-// (group <random>.apiconform.test), waits until it is Established and served,
-// and deletes it after the spec. f.Watch(path, opts...) opens a watch (closed
-// after the spec; Timeout(d) bounds the stream, default the target's watch
-// timeout); w.Next(timeout) returns the next event, ErrWatchTimeout or
-// ErrWatchClosed.
+// namespace (ac-<area>-<random>). ConfigMap helpers: ConfigMap, SetMeta,
+// CreateConfigMap, GetConfigMap, ListConfigMaps, DeleteConfigMap,
+// ConfigMapPath, ConfigMapsPath. f.CreateCRD(CRDOptions{...}) creates a
+// uniquely named CRD (group <random>.apiconform.test), waits until it is
+// Established and served, and deletes it after the spec. f.Watch(path,
+// opts...) opens a watch (closed after the spec; Timeout(d) bounds the
+// stream, default the target's watch timeout); w.Next(timeout) returns the
+// next event, ErrWatchTimeout or ErrWatchClosed.
 //
-// Capabilities: RequireCRDs, RequireWatchList, RequireRefServer,
-// RequireFrobbers Skip the spec with a reason when the target lacks the
-// feature. Compact(ctx) compacts the reference server's history now and
-// returns the compacted revision (an error wrapping ErrNotSupported on other
-// targets).
+// Suite kit (shared by the resourceVersion, watch and paging areas): Obj is a
+// configmap state (name, resourceVersion, data.k); ObjOf and Items read it
+// from responses; f.CreateObj, f.SetObj, f.PatchObj and f.DeleteObj write it
+// and fail the spec on an unexpected status; Record(name, format, args...)
+// attaches an observation to the report; DescribeCatalogTable(text, tableID,
+// body) declares one spec per cell of a catalogue table. PollUntil, RVInt and
+// RequireSince help specs that wait, compare resourceVersions or depend on
+// the target's release.
+//
+// Capabilities: RequireCRDs, RequireWatchList and RequireFrobbers skip the
+// spec with a reason when the target lacks the feature; Caps() has the rest
+// (RefServer, the version). Compact(ctx) compacts the reference server's
+// history now and returns the compacted revision (an error wrapping
+// ErrNotSupported on other targets); CompactionWait() is how long a spec may
+// wait for other targets to compact by themselves.
 //
 // Credentials: the client-go transport adds them below the recording layer,
 // so they never reach a recorded exchange; Cookie/Set-Cookie and similar
-// headers, bearer tokens, JWTs and "token"/"password" JSON fields in bodies
-// are replaced by REDACTED as well.
+// headers, bearer tokens, JWTs, private keys and token/password fields in
+// bodies are replaced by [REDACTED] as well.
 //
 // Labels: Area(name) is the label "area:<name>"; Req(ids...) gives the
 // labels "req:<id>" (the same strings as catalog.Label). Every spec must carry

@@ -3,123 +3,46 @@ package framework
 import (
 	"fmt"
 	"net/http"
-	"regexp"
-	"sort"
-	"strings"
-	"time"
-)
 
-// ExchangesEntryName is the name of the report entry that carries a failed
-// spec's recorded HTTP exchanges (value type Exchanges).
-const ExchangesEntryName = "apiconform.exchanges"
+	"github.com/apiconform/apiconform/reports/redact"
+	"github.com/apiconform/apiconform/reports/result"
+)
 
 const (
 	maxRecordedBody      = 4096
 	maxRecordedExchanges = 200
+	// redactMargin is how far past the cut a body is still redacted, so a
+	// secret that straddles the cut is recognised whole.
+	redactMargin = 1024
 )
 
-// Exchange is one recorded request and its answer, credentials redacted.
-type Exchange struct {
-	Method         string              `json:"method"`
-	URL            string              `json:"url"`
-	RequestHeader  map[string][]string `json:"requestHeader,omitempty"`
-	RequestBody    string              `json:"requestBody,omitempty"`
-	Status         int                 `json:"status,omitempty"`
-	ResponseHeader map[string][]string `json:"responseHeader,omitempty"`
-	ResponseBody   string              `json:"responseBody,omitempty"`
-	Error          string              `json:"error,omitempty"`
-	Started        time.Time           `json:"started"`
-	Duration       time.Duration       `json:"duration"`
-}
-
-// Exchanges is the value of the ExchangesEntryName report entry.
-type Exchanges []Exchange
-
-// String renders the exchanges as a readable transcript.
-func (xs Exchanges) String() string {
-	var b strings.Builder
-	for i, x := range xs {
-		fmt.Fprintf(&b, "#%d %s %s\n", i+1, x.Method, x.URL)
-		writeHeaders(&b, "  > ", x.RequestHeader)
-		if x.RequestBody != "" {
-			fmt.Fprintf(&b, "  > %s\n", x.RequestBody)
-		}
-		if x.Error != "" {
-			fmt.Fprintf(&b, "  ! %s\n", x.Error)
-			continue
-		}
-		fmt.Fprintf(&b, "  < %d (%s)\n", x.Status, x.Duration.Round(time.Millisecond))
-		writeHeaders(&b, "  < ", x.ResponseHeader)
-		if x.ResponseBody != "" {
-			fmt.Fprintf(&b, "  < %s\n", x.ResponseBody)
-		}
+// exchange records one request and, when there is one, its answer. This is
+// the recording boundary: the exchange is redacted here, once
+// (result.Exchange.Redacted), before anything keeps it.
+func exchange(req *http.Request, reqBody []byte, resp *http.Response, respBody []byte, note string) result.Exchange {
+	x := result.Exchange{Method: req.Method, URL: req.URL.String(), RequestHeaders: result.HeadersOf(req.Header),
+		RequestBody: string(head(reqBody)), ResponseBody: string(head(respBody)), Note: note}
+	if resp != nil {
+		x.Status, x.ResponseHeaders = resp.StatusCode, result.HeadersOf(resp.Header)
 	}
-	return b.String()
+	x = x.Redacted()
+	x.RequestBody = clip(x.RequestBody, maxRecordedBody, len(reqBody))
+	x.ResponseBody = clip(x.ResponseBody, maxRecordedBody, len(respBody))
+	return x
 }
 
-func writeHeaders(b *strings.Builder, prefix string, h map[string][]string) {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		for _, v := range h[k] {
-			fmt.Fprintf(b, "%s%s: %s\n", prefix, k, v)
-		}
-	}
-}
+// head is the part of a body worth redacting: what is kept plus the margin.
+func head(b []byte) []byte { return b[:min(len(b), maxRecordedBody+redactMargin)] }
 
-var sensitiveHeaders = map[string]bool{
-	"Authorization":       true,
-	"Proxy-Authorization": true,
-	"Cookie":              true,
-	"Set-Cookie":          true,
-	"X-Auth-Token":        true,
-	"X-Api-Key":           true,
-}
-
-// tokenPattern hides bearer tokens, JWTs and "token" fields that show up in bodies.
-var tokenPattern = regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+|eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|("(?:token|password|access_token|id_token|refresh_token)"\s*:\s*")[^"]*`)
-
-func redactText(s string) string {
-	return tokenPattern.ReplaceAllStringFunc(s, func(m string) string {
-		sub := tokenPattern.FindStringSubmatch(m)
-		switch {
-		case sub[1] != "":
-			return sub[1] + "REDACTED"
-		case sub[2] != "":
-			return sub[2] + "REDACTED"
-		default:
-			return "REDACTED"
-		}
-	})
-}
-
-func redact(h http.Header) map[string][]string {
-	if len(h) == 0 {
-		return nil
-	}
-	out := make(map[string][]string, len(h))
-	for k, vs := range h {
-		ck := http.CanonicalHeaderKey(k)
-		if sensitiveHeaders[ck] {
-			out[ck] = []string{"REDACTED"}
-			continue
-		}
-		cp := make([]string, len(vs))
-		for i, v := range vs {
-			cp[i] = redactText(v)
-		}
-		out[ck] = cp
-	}
-	return out
-}
-
+// trim is b as redacted text of at most about n bytes, for messages.
 func trim(b []byte, n int) string {
-	s := string(b)
+	return clip(redact.String(string(b[:min(len(b), n+redactMargin)])), n, len(b))
+}
+
+// clip cuts s to n bytes, saying how long the original (total bytes) was.
+func clip(s string, n, total int) string {
 	if len(s) > n {
-		s = s[:n] + fmt.Sprintf("... (%d bytes)", len(b))
+		return s[:n] + fmt.Sprintf("... (%d bytes)", total)
 	}
-	return redactText(s)
+	return s
 }

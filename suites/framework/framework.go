@@ -12,6 +12,9 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/apiconform/apiconform/reports/result"
 )
 
 // Framework is a suite's per-spec handle: call New inside a Describe body.
@@ -40,7 +43,7 @@ func New(area string) *Framework {
 		ginkgo.DeferCleanup(func() {
 			s.client.stopRecording()
 			if ginkgo.CurrentSpecReport().Failed() && len(*rec) > 0 {
-				ginkgo.AddReportEntry(ExchangesEntryName, Exchanges(*rec), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+				ginkgo.AddReportEntry(result.ExchangesEntry, result.ExchangesEntryValue(*rec), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 			}
 		})
 		f.Namespace = "ac-" + sanitize(area) + "-" + randomSuffix(5)
@@ -68,9 +71,6 @@ func (f *Framework) Ctx() context.Context {
 	}
 	return f.ctx
 }
-
-// Client is the configured target's client (for calls that want an error return).
-func (f *Framework) Client() *Client { return st().client }
 
 // Name returns a unique object name starting with prefix.
 func (f *Framework) Name(prefix string) string {
@@ -110,12 +110,12 @@ func Accept(a string) Option { return Header("Accept", a) }
 // Timeout overrides the request deadline.
 func Timeout(d time.Duration) Option { return func(r *Request) { r.Timeout = d } }
 
-// Content types of the PATCH flavours.
+// Content types of the PATCH flavours, as apimachinery names them.
 const (
-	JSONPatch           = "application/json-patch+json"
-	MergePatch          = "application/merge-patch+json"
-	StrategicMergePatch = "application/strategic-merge-patch+json"
-	ApplyPatch          = "application/apply-patch+yaml"
+	JSONPatch           = string(types.JSONPatchType)
+	MergePatch          = string(types.MergePatchType)
+	StrategicMergePatch = string(types.StrategicMergePatchType)
+	ApplyPatch          = string(types.ApplyYAMLPatchType)
 )
 
 // Do sends a request; a transport error fails the spec.

@@ -8,11 +8,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apiconform/apiconform/reports/redact"
+	"github.com/apiconform/apiconform/reports/redact/redacttest"
+	"github.com/apiconform/apiconform/reports/result"
 )
 
 // fakeServer answers the discovery probes and a few test paths.
@@ -189,16 +195,84 @@ func TestDoRecordsAndRedacts(t *testing.T) {
 	if len(*rec) != 1 {
 		t.Fatalf("recorded %d exchanges, want 1", len(*rec))
 	}
-	text := Exchanges(*rec).String()
+	x := (*rec)[0]
+	if x.Method != "POST" || x.URL != srv.URL+"/echo" || x.Status != http.StatusTeapot {
+		t.Errorf("recorded %+v", x)
+	}
+	want := []result.Header{{Name: "Cookie", Value: redact.Mask}}
+	if !slices.ContainsFunc(x.RequestHeaders, func(h result.Header) bool { return h == want[0] }) {
+		t.Errorf("request headers %+v lack %+v", x.RequestHeaders, want[0])
+	}
+	if !slices.Contains(x.ResponseHeaders, result.Header{Name: "Warning", Value: `299 - "unknown field \"spec.foo\""`}) {
+		t.Errorf("response headers %+v lack the warning", x.ResponseHeaders)
+	}
+	text := result.ExchangesEntryValue(*rec)
 	for _, secret := range []string{"s3cret", "hunter2", "id=1", "session=abc", `"pw"`} {
 		if strings.Contains(text, secret) {
-			t.Errorf("transcript leaks %q:\n%s", secret, text)
+			t.Errorf("recorded exchange leaks %q:\n%s", secret, text)
 		}
 	}
-	for _, want := range []string{"POST " + srv.URL + "/echo", "< 418", "Cookie: REDACTED", `unknown field \"spec.foo\"`} {
-		if !strings.Contains(text, want) {
-			t.Errorf("transcript lacks %q:\n%s", want, text)
+}
+
+// TestRecordingRedactsEverySecret plants every kind of secret (redacttest) in
+// every part of a request and of its answer (plain, watch, refused watch) and
+// checks that the exchanges the framework records carry none of them.
+func TestRecordingRedactsEverySecret(t *testing.T) {
+	mux := fakeMux(false)
+	leak := func(w http.ResponseWriter, code int) {
+		w.Header().Set("Set-Cookie", "s=cookie-SECRET-0002")
+		w.Header().Set("X-Leak", strings.ReplaceAll(redacttest.Leak, "\n", " "))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		fmt.Fprint(w, redacttest.SecretBody+redacttest.Leak)
+	}
+	mux.HandleFunc("/leak", func(w http.ResponseWriter, r *http.Request) { leak(w, http.StatusOK) })
+	mux.HandleFunc("/leakwatch", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("refuse") != "" {
+			leak(w, http.StatusGone)
+			return
 		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"type":"ADDED","object":{"metadata":{"name":"a"},"data":{"token":"kubeconfig-token-SECRET-0005","leak":%q}}}`+"\n", redacttest.Leak)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	if err := Configure(context.Background(), Target{Server: srv.URL, Token: "s3cret"}); err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultClient()
+	rec := c.startRecording()
+	defer c.stopRecording()
+	hdr := http.Header{"Authorization": {"Bearer sk-bearer-SECRET-0001"}, "Cookie": {"session=cookie-SECRET-0002"},
+		"Proxy-Authorization": {"Basic proxy-SECRET-0003"}, "X-Leak": {strings.ReplaceAll(redacttest.Leak, "\n", " ")}}
+	q := url.Values{"access_token": {"kubeconfig-token-SECRET-0005"}}
+	if _, err := c.Do(context.Background(), Request{Method: "POST", Path: "/leak", Query: q, Header: hdr, Body: []byte(redacttest.Leak)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, refuse := range []string{"", "yes"} {
+		wq := url.Values{"refuse": {refuse}, "access_token": {"kubeconfig-token-SECRET-0005"}}
+		w, err := c.OpenWatch(context.Background(), "/leakwatch", wq, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refuse == "" {
+			if _, err := w.Next(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+	}
+	if len(*rec) != 3 {
+		t.Fatalf("recorded %d exchanges, want 3", len(*rec))
+	}
+	text := result.ExchangesEntryValue(*rec)
+	for _, s := range redacttest.Secrets {
+		if strings.Contains(text, s) {
+			t.Errorf("recorded exchanges contain %q:\n%s", s, text)
+		}
+	}
+	if !strings.Contains(text, redact.Mask) || !strings.Contains(text, "watch stream, 1 events recorded") {
+		t.Errorf("recording lost the masked fields or the watch events:\n%s", text)
 	}
 }
 
@@ -307,5 +381,22 @@ func TestEncodeBody(t *testing.T) {
 	}
 	if _, err := encodeBody(make(chan int)); err == nil {
 		t.Error("encodeBody(chan): want an error")
+	}
+}
+
+func TestTrimRedactsBeforeCutting(t *testing.T) {
+	pad := strings.Repeat("x", 90)
+	tests := []struct {
+		name, in, secret, want string
+	}{
+		{"short", "token: abcdefgh", "abcdefgh", "token: [REDACTED]"},
+		{"secret across the cut", pad + " Bearer abcdefghijklmnop", "abcdefgh", pad + " Bearer [R... (114 bytes)"},
+		{"long, no secret", strings.Repeat("y", 150), "", strings.Repeat("y", 100) + "... (150 bytes)"},
+	}
+	for _, tt := range tests {
+		got := trim([]byte(tt.in), 100)
+		if got != tt.want || (tt.secret != "" && strings.Contains(got, tt.secret)) {
+			t.Errorf("%s: trim = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -26,6 +26,13 @@ func ConfigMap(name string, data map[string]string) map[string]any {
 	return obj
 }
 
+// SetMeta sets metadata.<key> of an object built as a map (ConfigMap,
+// CRD.Object) and returns the object.
+func SetMeta(obj map[string]any, key string, value any) map[string]any {
+	obj["metadata"].(map[string]any)[key] = value
+	return obj
+}
+
 // CreateConfigMap creates a configmap and expects 201 Created.
 func (f *Framework) CreateConfigMap(name string, data map[string]string, opts ...Option) *Response {
 	r := f.Post(f.ConfigMapsPath(), ConfigMap(name, data), opts...)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/apiconform/apiconform/reports/result"
 )
 
 // Event is one watch event.
@@ -42,7 +44,7 @@ type Watch struct {
 
 	client *Client
 	index  int // position of this watch in the recorder, -1 when not recorded
-	rec    *[]Exchange
+	rec    *[]result.Exchange
 	mu     sync.Mutex
 	seen   []string
 }
@@ -67,37 +69,32 @@ func (c *Client) OpenWatch(ctx context.Context, path string, q url.Values, maxDu
 		cancel()
 		return nil, err
 	}
-	started := time.Now()
 	// The response header must arrive within the request timeout.
 	hdrTimer := time.AfterFunc(c.requestTimeout, cancel)
 	resp, err := c.http.Do(hreq)
 	hdrTimer.Stop()
 	if err != nil {
 		cancel()
-		c.record(Exchange{Method: "GET", URL: hreq.URL.String(), RequestHeader: redact(hreq.Header), Error: err.Error(), Started: started})
+		c.record(exchange(hreq, nil, nil, nil, "transport error: "+err.Error()))
 		return nil, fmt.Errorf("watch %s: %w", path, err)
 	}
 	w := &Watch{Code: resp.StatusCode, Header: resp.Header, cancel: cancel, client: c, index: -1,
 		events: make(chan Event, 64), done: make(chan struct{})}
-	ex := Exchange{Method: "GET", URL: hreq.URL.String(), RequestHeader: redact(hreq.Header), Status: resp.StatusCode,
-		ResponseHeader: redact(resp.Header), Started: started}
 	if resp.StatusCode != http.StatusOK {
 		w.Body, _ = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
 		cancel()
 		close(w.events)
 		close(w.done)
-		ex.ResponseBody = trim(w.Body, maxRecordedBody)
-		ex.Duration = time.Since(started)
-		c.record(ex)
+		c.record(exchange(hreq, nil, resp, w.Body, ""))
 		return w, nil
 	}
-	w.rec, w.index = c.recordOpen(ex)
+	w.rec, w.index = c.recordOpen(exchange(hreq, nil, resp, nil, "watch stream"))
 	go w.read(resp.Body)
 	return w, nil
 }
 
-func (c *Client) recordOpen(ex Exchange) (*[]Exchange, int) {
+func (c *Client) recordOpen(ex result.Exchange) (*[]result.Exchange, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.recorder == nil || len(*c.recorder) >= maxRecordedExchanges {
@@ -168,8 +165,9 @@ func (w *Watch) Close() {
 	defer w.client.mu.Unlock()
 	if w.index < len(*w.rec) {
 		w.mu.Lock()
-		(*w.rec)[w.index].ResponseBody = fmt.Sprintf("(watch stream, %d events recorded)\n%s", len(w.seen), strings.Join(w.seen, "\n"))
+		// The events were redacted as they were read (trim).
+		(*w.rec)[w.index].Note = fmt.Sprintf("watch stream, %d events recorded", len(w.seen))
+		(*w.rec)[w.index].ResponseBody = strings.Join(w.seen, "\n")
 		w.mu.Unlock()
-		(*w.rec)[w.index].Duration = time.Since((*w.rec)[w.index].Started)
 	}
 }

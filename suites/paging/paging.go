@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -24,16 +23,10 @@ const (
 	pageLimit = 3
 )
 
-// item is one object as a page showed it.
-type item struct {
-	Name string
-	RV   string
-}
-
 // page is one list response of a paginated walk.
 type page struct {
 	resp  *fw.Response
-	items []item
+	items []fw.Obj
 	token string
 	rv    string
 }
@@ -44,23 +37,14 @@ func (p page) remaining() (int64, bool) {
 }
 
 func pageOf(r *fw.Response) page {
-	p := page{resp: r, token: r.Str("metadata.continue"), rv: r.Str("metadata.resourceVersion")}
-	for _, it := range r.JSON("items").Array() {
-		p.items = append(p.items, item{Name: it.Get("metadata.name").String(), RV: it.Get("metadata.resourceVersion").String()})
-	}
-	return p
+	return page{resp: r, items: fw.Items(r), token: r.Str("metadata.continue"), rv: r.Str("metadata.resourceVersion")}
 }
 
 // fixture creates total labelled configmaps and returns them in key order.
-func fixture(f *fw.Framework) []item {
-	var out []item
+func fixture(f *fw.Framework) []fw.Obj {
+	var out []fw.Obj
 	for i := 0; i < total; i++ {
-		name := f.Name("p")
-		obj := fw.ConfigMap(name, map[string]string{"k": "v1"})
-		obj["metadata"].(map[string]any)["labels"] = map[string]string{"page": "yes"}
-		r := f.Post(f.ConfigMapsPath(), obj)
-		Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
-		out = append(out, item{Name: name, RV: r.Str("metadata.resourceVersion")})
+		out = append(out, f.CreateObj(f.Name("p"), "v1", map[string]string{"page": "yes"}))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -88,8 +72,8 @@ func walk(f *fw.Framework, limit int, opts ...fw.Option) []page {
 	}
 }
 
-func allItems(pages []page) []item {
-	var out []item
+func allItems(pages []page) []fw.Obj {
+	var out []fw.Obj
 	for _, p := range pages {
 		out = append(out, p.items...)
 	}
@@ -158,13 +142,11 @@ var _ = Describe("chunked lists", fw.Area(area), func() {
 		Expect(first.items).To(Equal(want[:len(first.items)]))
 		rest := want[len(first.items):]
 		// Change the rest of the collection after the first page.
-		r := f.Patch(f.ConfigMapPath(rest[0].Name), fw.MergePatch, map[string]any{"data": map[string]string{"k": "v2"}})
-		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
-		r = f.DeleteConfigMap(rest[len(rest)-1].Name)
-		Expect(r.Code).To(BeElementOf(http.StatusOK, http.StatusAccepted), "%s", r)
+		f.SetObj(rest[0].Name, "v2")
+		f.DeleteObj(rest[len(rest)-1].Name)
 		f.CreateConfigMap("zz-"+f.Name("late"), nil)
 
-		var got []item
+		var got []fw.Obj
 		token := first.token
 		for n := 0; token != ""; n++ {
 			Expect(n).To(BeNumerically("<=", total), "the walk ends")
@@ -186,7 +168,7 @@ var _ = Describe("chunked lists", fw.Area(area), func() {
 				Expect(n).To(BeEquivalentTo(total-seen), "page %d: %d items after it", i+1, total-seen)
 			}
 		}
-		record("remainingItemCount", "present on %d pages", present)
+		fw.Record("remainingItemCount", "present on %d pages", present)
 	})
 
 	It("omits remainingItemCount when the list has a selector", fw.Req("PAGE-REMAINING-NONE-SELECTOR"), func() {
@@ -224,40 +206,26 @@ var _ = Describe("chunked lists", fw.Area(area), func() {
 			Expect(first.token).NotTo(BeEmpty())
 			rest := want[len(first.items):]
 			// Make the snapshot historical: change the rest after the first page.
-			changed := f.Patch(f.ConfigMapPath(rest[0].Name), fw.MergePatch, map[string]any{"data": map[string]string{"k": "v2"}})
-			Expect(changed.Code).To(Equal(http.StatusOK), "%s", changed)
-			rest[0].RV = changed.Str("metadata.resourceVersion")
+			rest[0] = f.SetObj(rest[0].Name, "v2")
 			late := f.CreateConfigMap("zz-"+f.Name("late"), nil)
-			latest := append(append([]item{}, rest...), item{Name: late.Str("metadata.name"), RV: late.Str("metadata.resourceVersion")})
+			latest := append(append([]fw.Obj{}, rest...), fw.ObjOf(late.JSON("@this")))
 
 			cont := func() *fw.Response {
 				return f.Get(f.ConfigMapsPath(), fw.Query("limit", fmt.Sprint(pageLimit)), fw.Query("continue", first.token))
 			}
-			if fw.Caps().RefServer {
-				_, err := fw.Compact(f.Ctx())
-				Expect(err).NotTo(HaveOccurred())
-			} else {
-				var last *fw.Response
-				expired := fw.PollUntil(fw.CompactionWait(), 2*time.Second, func() bool {
-					last = cont()
-					return last.Code != http.StatusOK
-				})
-				if !expired {
-					Skip(fmt.Sprintf("the continue token was still served after %s: the target keeps snapshots longer than the budget and offers no compaction hook", fw.CompactionWait()))
-				}
-			}
+			f.ExpireHistory("the continue token", cont)
 			r := cont()
 			Expect(r.Code).To(Equal(http.StatusGone), "%s", r)
 			fw.ExpectStatus(r, http.StatusGone, r.Str("reason"))
 			Expect(r.Str("reason")).To(BeElementOf("Expired", "Gone"), "%s", r)
-			record("expired token", "410 %s: %s", r.Str("reason"), r.Str("message"))
+			fw.Record("expired token", "410 %s: %s", r.Str("reason"), r.Str("message"))
 
 			fresh := r.Str("metadata.continue")
 			if fresh == "" {
-				record("inconsistent token", "none offered; the client starts over")
+				fw.Record("inconsistent token", "none offered; the client starts over")
 				return
 			}
-			var got []item
+			var got []fw.Obj
 			token := fresh
 			for n := 0; token != ""; n++ {
 				Expect(n).To(BeNumerically("<=", total+1), "the walk ends")
@@ -266,7 +234,7 @@ var _ = Describe("chunked lists", fw.Area(area), func() {
 				token = p.token
 			}
 			Expect(got).To(Equal(latest), "the offered token lists the items after the first page as they are now")
-			record("inconsistent token", "offered; it listed %d items from the latest state", len(got))
+			fw.Record("inconsistent token", "offered; it listed %d items from the latest state", len(got))
 		})
 
 	It("rejects a continue token it did not issue with a client error", fw.Req("PAGE-CONTINUE-MALFORMED"), func() {
@@ -281,12 +249,7 @@ var _ = Describe("chunked lists", fw.Area(area), func() {
 			Expect(r.Code).To(BeNumerically(">=", 400), "token %q: %s", token, r)
 			Expect(r.Code).To(BeNumerically("<", 500), "token %q: %s", token, r)
 			Expect(r.Str("kind")).To(Equal("Status"), "%s", r)
-			record("token "+token, "%d %s: %s", r.Code, r.Str("reason"), r.Str("message"))
+			fw.Record("token "+token, "%d %s: %s", r.Code, r.Str("reason"), r.Str("message"))
 		}
 	})
 })
-
-// record attaches an observation to the spec's report.
-func record(name, format string, args ...any) {
-	AddReportEntry(name, fmt.Sprintf(format, args...))
-}

@@ -1,11 +1,8 @@
 package resourceversion
 
 import (
-	"fmt"
-	"net/http"
 	"sort"
 
-	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/apiconform/apiconform/spec/catalog"
@@ -14,26 +11,8 @@ import (
 
 const area = "resourceversion"
 
-// item is one object as a list or get showed it.
-type item struct {
-	Name string
-	RV   string
-	Data string // data.k
-}
-
-func (i item) String() string { return fmt.Sprintf("%s@%s(%s)", i.Name, i.RV, i.Data) }
-
-// items reads a list response's items.
-func items(r *fw.Response) []item {
-	var out []item
-	for _, it := range r.JSON("items").Array() {
-		out = append(out, item{Name: it.Get("metadata.name").String(), RV: it.Get("metadata.resourceVersion").String(), Data: it.Get("data.k").String()})
-	}
-	return out
-}
-
 // snapshot is the state of the namespace's configmaps at one resourceVersion, in key order.
-type snapshot []item
+type snapshot []fw.Obj
 
 func (s snapshot) prefixOf(n int) snapshot {
 	if n > len(s) {
@@ -42,32 +21,13 @@ func (s snapshot) prefixOf(n int) snapshot {
 	return s[:n]
 }
 
-// createCM creates a configmap with data.k = value and returns it as an item.
-func createCM(f *fw.Framework, name, value string) item {
-	r := f.CreateConfigMap(name, map[string]string{"k": value})
-	return item{Name: name, RV: r.Str("metadata.resourceVersion"), Data: value}
-}
-
-// setCM changes data.k with a merge patch and returns the new state.
-func setCM(f *fw.Framework, name, value string) item {
-	r := f.Patch(f.ConfigMapPath(name), fw.MergePatch, map[string]any{"data": map[string]string{"k": value}})
-	ExpectWithOffset(1, r.Code).To(Equal(http.StatusOK), "patch %s: %s", name, r)
-	return item{Name: name, RV: r.Str("metadata.resourceVersion"), Data: value}
-}
-
-// deleteCM deletes a configmap and expects success.
-func deleteCM(f *fw.Framework, name string) {
-	r := f.DeleteConfigMap(name)
-	ExpectWithOffset(1, r.Code).To(BeElementOf(http.StatusOK, http.StatusAccepted), "delete %s: %s", name, r)
-}
-
 // list lists the namespace's configmaps with the given options (any status).
 func list(f *fw.Framework, opts ...fw.Option) *fw.Response {
 	return f.Get(f.ConfigMapsPath(), opts...)
 }
 
 // sorted returns the items ordered by name (the key order servers page in).
-func sorted(in []item) snapshot {
+func sorted(in []fw.Obj) snapshot {
 	out := append(snapshot(nil), in...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -85,9 +45,4 @@ func expectStatusCell(r *fw.Response, want catalog.Outcome) {
 			ExpectWithOffset(1, c.Get("message").String()).To(Equal(want.Cause.Message), "%s", r)
 		}
 	}
-}
-
-// record attaches an observation to the spec's report.
-func record(name, format string, args ...any) {
-	AddReportEntry(name, fmt.Sprintf(format, args...))
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -37,7 +36,7 @@ var _ = Describe("resourceVersion fields", fw.Area(area), func() {
 	})
 
 	It("carries the collection's metadata.resourceVersion on a list", fw.Req("RV-LIST-METADATA"), func() {
-		a := createCM(f, f.Name("a"), "v1")
+		a := f.CreateObj(f.Name("a"), "v1", nil)
 		r := f.ListConfigMaps()
 		rv := r.JSON("metadata.resourceVersion")
 		Expect(rv.Type).To(Equal(gjson.String), "list metadata.resourceVersion is a JSON string: %s", r)
@@ -46,7 +45,7 @@ var _ = Describe("resourceVersion fields", fw.Area(area), func() {
 		// exactly at that version shows the object.
 		again := list(f, fw.Query("resourceVersion", rv.String()), fw.Query("resourceVersionMatch", "Exact"))
 		Expect(again.Code).To(Equal(http.StatusOK), "%s", again)
-		Expect(items(again)).To(ConsistOf(a), "the collection at its own resourceVersion")
+		Expect(fw.Items(again)).To(ConsistOf(a), "the collection at its own resourceVersion")
 	})
 
 	It("changes an object's resourceVersion on every modification", fw.Req("RV-CHANGES-ON-WRITE"), func() {
@@ -57,11 +56,11 @@ var _ = Describe("resourceVersion fields", fw.Area(area), func() {
 			Expect(seen).NotTo(HaveKey(rv), "%s reused the resourceVersion of %s", step, seen[rv])
 			seen[rv] = step
 		}
-		note("create", createCM(f, name, "1").RV)
-		note("merge patch", setCM(f, name, "2").RV)
+		note("create", f.CreateObj(name, "1", nil).RV)
+		note("merge patch", f.SetObj(name, "2").RV)
 		cur := f.GetConfigMap(name)
 		obj := fw.ConfigMap(name, map[string]string{"k": "3"})
-		obj["metadata"].(map[string]any)["resourceVersion"] = cur.Str("metadata.resourceVersion")
+		fw.SetMeta(obj, "resourceVersion", cur.Str("metadata.resourceVersion"))
 		put := f.Put(f.ConfigMapPath(name), obj)
 		Expect(put.Code).To(Equal(http.StatusOK), "%s", put)
 		note("update", put.Str("metadata.resourceVersion"))
@@ -81,10 +80,10 @@ var _ = Describe("resourceVersion fields", fw.Area(area), func() {
 			last = n
 		}
 		a, b := f.Name("a"), f.Name("b")
-		check("create a", createCM(f, a, "1").RV)
-		check("create b", createCM(f, b, "1").RV)
-		check("patch a", setCM(f, a, "2").RV)
-		check("patch b", setCM(f, b, "2").RV)
+		check("create a", f.CreateObj(a, "1", nil).RV)
+		check("create b", f.CreateObj(b, "1", nil).RV)
+		check("patch a", f.SetObj(a, "2").RV)
+		check("patch b", f.SetObj(b, "2").RV)
 		r := f.ListConfigMaps()
 		listRV := r.Str("metadata.resourceVersion")
 		n, ok := fw.RVInt(listRV)
@@ -106,34 +105,34 @@ var _ = Describe("get and list semantics", fw.Area(area), func() {
 
 	It("shows every preceding write to a Most Recent get or list", fw.Req("RV-SEM-MOST-RECENT"), func() {
 		name := f.Name("obj")
-		createCM(f, name, "0")
+		f.CreateObj(name, "0", nil)
 		for i := 1; i <= 5; i++ {
-			w := setCM(f, name, strconv.Itoa(i))
+			w := f.SetObj(name, strconv.Itoa(i))
 			g := f.GetConfigMap(name)
 			Expect(g.Str("metadata.resourceVersion")).To(Equal(w.RV), "get right after write %d", i)
-			Expect(items(f.ListConfigMaps())).To(ConsistOf(w), "list right after write %d", i)
+			Expect(fw.Items(f.ListConfigMaps())).To(ConsistOf(w), "list right after write %d", i)
 		}
 	})
 
 	It("serves an Any read with some state the objects had", fw.Req("RV-SEM-ANY"), func() {
 		name := f.Name("obj")
-		v1 := createCM(f, name, "1")
-		v2 := setCM(f, name, "2")
+		v1 := f.CreateObj(name, "1", nil)
+		v2 := f.SetObj(name, "2")
 		r := list(f, fw.Query("resourceVersion", "0"))
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
-		got := items(r)
+		got := fw.Items(r)
 		for _, it := range got {
 			Expect(it).To(BeElementOf(v1, v2))
 		}
 		stale := len(got) == 0 || got[0] != v2
-		record("Any", "list resourceVersion=0 returned %v at %s; latest is %s (stale=%v)", got, r.Str("metadata.resourceVersion"), v2, stale)
+		fw.Record("Any", "list resourceVersion=0 returned %v at %s; latest is %s (stale=%v)", got, r.Str("metadata.resourceVersion"), v2, stale)
 	})
 
 	It("answers Not older than with a collection at least as new as requested", fw.Req("RV-SEM-NOT-OLDER-THAN"), func() {
-		a := createCM(f, f.Name("a"), "1")
+		a := f.CreateObj(f.Name("a"), "1", nil)
 		r := list(f, fw.Query("resourceVersion", a.RV), fw.Query("resourceVersionMatch", "NotOlderThan"))
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
-		Expect(items(r)).To(ConsistOf(a), "the write at %s is in any state not older than it", a.RV)
+		Expect(fw.Items(r)).To(ConsistOf(a), "the write at %s is in any state not older than it", a.RV)
 		if have, ok := fw.RVInt(r.Str("metadata.resourceVersion")); ok {
 			if floor, ok := fw.RVInt(a.RV); ok {
 				Expect(have).To(BeNumerically(">=", floor))
@@ -142,36 +141,36 @@ var _ = Describe("get and list semantics", fw.Area(area), func() {
 	})
 
 	It("answers Exact with the collection exactly as it was at the requested version", fw.Req("RV-SEM-EXACT"), func() {
-		a := createCM(f, f.Name("a"), "1")
+		a := f.CreateObj(f.Name("a"), "1", nil)
 		at := f.ListConfigMaps().Str("metadata.resourceVersion")
-		setCM(f, a.Name, "2")
-		createCM(f, f.Name("b"), "1")
+		f.SetObj(a.Name, "2")
+		f.CreateObj(f.Name("b"), "1", nil)
 		r := list(f, fw.Query("resourceVersion", at), fw.Query("resourceVersionMatch", "Exact"))
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 		Expect(r.Str("metadata.resourceVersion")).To(Equal(at))
-		Expect(items(r)).To(Equal([]item{a}), "the items as they were at %s", at)
+		Expect(fw.Items(r)).To(Equal([]fw.Obj{a}), "the items as they were at %s", at)
 	})
 
 	It("serves continued pages at the resourceVersion of the first page", fw.Req("RV-SEM-CONTINUE-EXACT"), func() {
-		a := createCM(f, f.Name("a"), "1")
-		b := createCM(f, f.Name("b"), "1")
-		c := createCM(f, f.Name("c"), "1")
+		a := f.CreateObj(f.Name("a"), "1", nil)
+		b := f.CreateObj(f.Name("b"), "1", nil)
+		c := f.CreateObj(f.Name("c"), "1", nil)
 		first := list(f, fw.Query("limit", "1"))
 		Expect(first.Code).To(Equal(http.StatusOK), "%s", first)
-		Expect(items(first)).To(Equal([]item{a}))
-		setCM(f, b.Name, "2")
-		deleteCM(f, c.Name)
-		var got []item
+		Expect(fw.Items(first)).To(Equal([]fw.Obj{a}))
+		f.SetObj(b.Name, "2")
+		f.DeleteObj(c.Name)
+		var got []fw.Obj
 		token := first.Str("metadata.continue")
 		for pages := 0; token != ""; pages++ {
 			Expect(pages).To(BeNumerically("<", 5), "a 3-item list in pages of 1 ends")
 			r := list(f, fw.Query("limit", "1"), fw.Query("continue", token))
 			Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 			Expect(r.Str("metadata.resourceVersion")).To(Equal(first.Str("metadata.resourceVersion")))
-			got = append(got, items(r)...)
+			got = append(got, fw.Items(r)...)
 			token = r.Str("metadata.continue")
 		}
-		Expect(got).To(Equal([]item{b, c}), "the later pages show the snapshot of the first page")
+		Expect(got).To(Equal([]fw.Obj{b, c}), "the later pages show the snapshot of the first page")
 	})
 
 	It("rejects resourceVersionMatch without resourceVersion", fw.Req("RV-MATCH-REQUIRES-RV"), func() {
@@ -190,32 +189,19 @@ var _ = Describe("history that is gone", fw.Area(area), func() {
 	It("answers 410 Gone to an Exact read of a version no longer kept, and may serve other reads of it",
 		fw.Req("RV-SEM-EXACT-GONE", "RV-GONE-410"), func() {
 			name := f.Name("obj")
-			createCM(f, name, "1")
+			f.CreateObj(name, "1", nil)
 			old := f.ListConfigMaps().Str("metadata.resourceVersion")
-			latest := setCM(f, name, "2")
+			latest := f.SetObj(name, "2")
 
 			exact := func() *fw.Response {
 				return list(f, fw.Query("resourceVersion", old), fw.Query("resourceVersionMatch", "Exact"))
 			}
-			if fw.Caps().RefServer {
-				_, err := fw.Compact(f.Ctx())
-				Expect(err).NotTo(HaveOccurred())
-			} else {
-				// No hook: poll, within a budget, until the target drops the version itself.
-				var last *fw.Response
-				gone := fw.PollUntil(fw.CompactionWait(), 2*time.Second, func() bool {
-					last = exact()
-					return last.Code != http.StatusOK
-				})
-				if !gone {
-					Skip(fmt.Sprintf("resourceVersion %s was still served after %s: the target keeps history longer than the budget and offers no compaction hook", old, fw.CompactionWait()))
-				}
-			}
+			f.ExpireHistory("resourceVersion "+old, exact)
 
 			r := exact()
 			fw.ExpectStatus(r, http.StatusGone, r.Str("reason"))
 			Expect(r.Str("reason")).To(BeElementOf("Expired", "Gone"), "%s", r)
-			record("Exact at a dropped version", "%d %s: %s", r.Code, r.Str("reason"), r.Str("message"))
+			fw.Record("Exact at a dropped version", "%d %s: %s", r.Code, r.Str("reason"), r.Str("message"))
 
 			// Other reads of the dropped version: 410 or served, both documented.
 			for _, q := range []struct {
@@ -235,14 +221,14 @@ var _ = Describe("history that is gone", fw.Area(area), func() {
 				switch r.Code {
 				case http.StatusGone:
 					Expect(r.Str("kind")).To(Equal("Status"), "%s", r)
-					record(q.what, "410 %s: %s", r.Str("reason"), r.Str("message"))
+					fw.Record(q.what, "410 %s: %s", r.Str("reason"), r.Str("message"))
 				case http.StatusOK:
 					rv := r.Str("metadata.resourceVersion")
 					if q.what != "get" {
 						rv = r.Str("items.0.metadata.resourceVersion")
 					}
 					Expect(rv).To(Equal(latest.RV), "%s: a read not older than %s that is served shows the latest state", q.what, old)
-					record(q.what, "served (200) at %s", r.Str("metadata.resourceVersion"))
+					fw.Record(q.what, "served (200) at %s", r.Str("metadata.resourceVersion"))
 				default:
 					Fail(fmt.Sprintf("%s at a dropped resourceVersion: want 410 or 200, got %s", q.what, r))
 				}
@@ -265,7 +251,7 @@ var _ = Describe("resourceVersions from the future", fw.Area(area), func() {
 
 	It("waits briefly and answers 504, or answers with Retry-After", fw.Req("RV-UNAVAILABLE-504"), func() {
 		name := f.Name("obj")
-		createCM(f, name, "1")
+		f.CreateObj(name, "1", nil)
 		future := futureRV(f)
 		for what, r := range map[string]*fw.Response{
 			"get":  f.GetConfigMap(name, fw.Query("resourceVersion", future)),
@@ -274,36 +260,36 @@ var _ = Describe("resourceVersions from the future", fw.Area(area), func() {
 			Expect(r.Code).NotTo(BeNumerically("<", 300), "%s: a version that does not exist yet cannot be served: %s", what, r)
 			if r.Code == http.StatusGatewayTimeout {
 				fw.ExpectStatus(r, http.StatusGatewayTimeout, r.Str("reason"))
-				record(what, "504 %s: %s (Retry-After %q)", r.Str("reason"), r.Str("message"), r.Header.Get("Retry-After"))
+				fw.Record(what, "504 %s: %s (Retry-After %q)", r.Str("reason"), r.Str("message"), r.Header.Get("Retry-After"))
 				continue
 			}
 			Expect(r.Header.Get("Retry-After")).NotTo(BeEmpty(), "%s: not a 504, so the documented other answer carries Retry-After: %s", what, r)
-			record(what, "%d with Retry-After %q: %s", r.Code, r.Header.Get("Retry-After"), r.Str("message"))
+			fw.Record(what, "%d with Retry-After %q: %s", r.Code, r.Header.Get("Retry-After"), r.Str("message"))
 		}
 	})
 
 	It("gives a usable Retry-After when it asks the client to retry", fw.Req("RV-UNAVAILABLE-RETRY-AFTER"), func() {
 		name := f.Name("obj")
-		createCM(f, name, "1")
+		f.CreateObj(name, "1", nil)
 		r := f.GetConfigMap(name, fw.Query("resourceVersion", futureRV(f)))
 		Expect(r.Code).NotTo(BeNumerically("<", 300), "%s", r)
 		ra := r.Header.Get("Retry-After")
 		if ra == "" {
 			Expect(r.Code).To(Equal(http.StatusGatewayTimeout), "without Retry-After the documented answer is 504: %s", r)
-			record("Retry-After", "none; answered %d", r.Code)
+			fw.Record("Retry-After", "none; answered %d", r.Code)
 			return
 		}
 		Expect(validRetryAfter(ra)).To(Succeed(), "Retry-After %q", ra)
-		record("Retry-After", "%q on %d", ra, r.Code)
+		fw.Record("Retry-After", "%q on %d", ra, r.Code)
 	})
 
 	It(`identifies the answer with a "Too large resource version" message`, fw.Req("RV-TOO-LARGE-MESSAGE"), func() {
 		name := f.Name("obj")
-		createCM(f, name, "1")
+		f.CreateObj(name, "1", nil)
 		r := f.GetConfigMap(name, fw.Query("resourceVersion", futureRV(f)))
 		Expect(r.Code).NotTo(BeNumerically("<", 300), "%s", r)
 		Expect(r.Str("message")).To(ContainSubstring("Too large resource version"), "%s", r)
-		record("causes", "%s", r.JSON("details.causes").Raw)
+		fw.Record("causes", "%s", r.JSON("details.causes").Raw)
 	})
 })
 

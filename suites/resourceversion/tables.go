@@ -3,7 +3,6 @@ package resourceversion
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,38 +17,15 @@ import (
 var _ = Describe("resourceVersion tables", fw.Area(area), func() {
 	f := fw.New(area)
 
-	getTable, ok := catalog.TableByID(catalog.TableGet)
-	if !ok {
-		panic("catalog has no get table")
-	}
-	DescribeTable("get", tableArgs(getTable, func(cell catalog.Cell) { checkGetCell(f, cell) })...)
-
-	listTable, ok := catalog.TableByID(catalog.TableList)
-	if !ok {
-		panic("catalog has no list table")
-	}
-	DescribeTable("list", tableArgs(listTable, func(cell catalog.Cell) { checkListCell(f, cell) })...)
+	fw.DescribeCatalogTable("get", catalog.TableGet, func(cell catalog.Cell) { checkGetCell(f, cell) })
+	fw.DescribeCatalogTable("list", catalog.TableList, func(cell catalog.Cell) { checkListCell(f, cell) })
 })
-
-// tableArgs gives DescribeTable its body and one Entry per cell, named after
-// the cell's row and column headers and labelled with the cell's requirement.
-func tableArgs(t catalog.Table, body func(catalog.Cell)) []any {
-	out := []any{body}
-	for _, row := range t.Rows {
-		for i, cell := range row.Cells {
-			where := append(append([]string{}, row.Headers...), t.Headers[len(row.Headers)+i])
-			desc := fmt.Sprintf("%s: %s", strings.Join(where, ", "), cell.Text)
-			out = append(out, Entry(desc, Label(catalog.Label(cell.Requirement)), cell))
-		}
-	}
-	return out
-}
 
 // checkGetCell writes one object twice and reads it with the cell's query.
 func checkGetCell(f *fw.Framework, cell catalog.Cell) {
 	name := f.Name("get")
-	v1 := createCM(f, name, "v1")
-	v2 := setCM(f, name, "v2")
+	v1 := f.CreateObj(name, "v1", nil)
+	v2 := f.SetObj(name, "v2")
 
 	var opts []fw.Option
 	switch cell.Query.ResourceVersion {
@@ -59,7 +35,7 @@ func checkGetCell(f *fw.Framework, cell catalog.Cell) {
 		opts = append(opts, fw.Query("resourceVersion", v2.RV))
 	}
 	r := f.GetConfigMap(name, opts...)
-	got := item{Name: r.Str("metadata.name"), RV: r.Str("metadata.resourceVersion"), Data: r.Str("data.k")}
+	got := fw.ObjOf(r.JSON("@this"))
 
 	switch cell.Expect.Semantics {
 	case catalog.MostRecent:
@@ -68,18 +44,18 @@ func checkGetCell(f *fw.Framework, cell catalog.Cell) {
 	case catalog.Any:
 		if r.Code == http.StatusNotFound {
 			fw.ExpectStatus(r, http.StatusNotFound, "NotFound")
-			record("Any", "served from a state before the object existed (404), allowed for Any")
+			fw.Record("Any", "served from a state before the object existed (404), allowed for Any")
 			return
 		}
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 		Expect(got).To(BeElementOf(v1, v2), "Any may be stale but must be a version the object had")
-		record("Any", "served %s; latest is %s", got, v2)
+		fw.Record("Any", "served %s; latest is %s", got, v2)
 	case catalog.NotOlderThan:
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 		Expect(got).To(Equal(v2), "the only version not older than %s is the latest", v2.RV)
 		older := f.GetConfigMap(name, fw.Query("resourceVersion", v1.RV))
 		Expect(older.Code).To(Equal(http.StatusOK), "%s", older)
-		gotOlder := item{Name: older.Str("metadata.name"), RV: older.Str("metadata.resourceVersion"), Data: older.Str("data.k")}
+		gotOlder := fw.ObjOf(older.JSON("@this"))
 		Expect(gotOlder).To(BeElementOf(v1, v2), "not older than %s: the object at %s or later", v1.RV, v1.RV)
 	default:
 		Fail(fmt.Sprintf("get cell %s: semantics %q has no check", cell.Requirement, cell.Expect.Semantics))
@@ -92,21 +68,21 @@ type listFixture struct {
 	rv1  string
 	at1  snapshot
 	now  snapshot
-	seen map[string][]item // every state each object had
+	seen map[string][]fw.Obj // every state each object had
 }
 
 func newListFixture(f *fw.Framework) *listFixture {
-	a := createCM(f, f.Name("a"), "v1")
-	b := createCM(f, f.Name("b"), "v1")
-	c := createCM(f, f.Name("c"), "v1")
+	a := f.CreateObj(f.Name("a"), "v1", nil)
+	b := f.CreateObj(f.Name("b"), "v1", nil)
+	c := f.CreateObj(f.Name("c"), "v1", nil)
 	r := list(f)
 	Expect(r.Code).To(Equal(http.StatusOK), "fixture list: %s", r)
-	fx := &listFixture{rv1: r.Str("metadata.resourceVersion"), at1: sorted(items(r))}
-	Expect(fx.at1).To(Equal(sorted([]item{a, b, c})), "fixture: a list right after three creates shows them")
-	b2 := setCM(f, b.Name, "v2")
-	d := createCM(f, f.Name("d"), "v1")
-	fx.now = sorted([]item{a, b2, c, d})
-	fx.seen = map[string][]item{a.Name: {a}, b.Name: {b, b2}, c.Name: {c}, d.Name: {d}}
+	fx := &listFixture{rv1: r.Str("metadata.resourceVersion"), at1: sorted(fw.Items(r))}
+	Expect(fx.at1).To(Equal(sorted([]fw.Obj{a, b, c})), "fixture: a list right after three creates shows them")
+	b2 := f.SetObj(b.Name, "v2")
+	d := f.CreateObj(f.Name("d"), "v1", nil)
+	fx.now = sorted([]fw.Obj{a, b2, c, d})
+	fx.seen = map[string][]fw.Obj{a.Name: {a}, b.Name: {b, b2}, c.Name: {c}, d.Name: {d}}
 	return fx
 }
 
@@ -144,12 +120,12 @@ func checkListCell(f *fw.Framework, cell catalog.Cell) {
 		// The document's Exact: "If the provided resourceVersion is unavailable, the server responds with HTTP 410".
 		fw.ExpectStatus(r, http.StatusGone, r.Str("reason"))
 		Expect(r.Str("reason")).To(BeElementOf("Expired", "Gone"), "%s", r)
-		record("Exact", "resourceVersion %s was no longer available: %s", fx.rv1, r.Str("message"))
+		fw.Record("Exact", "resourceVersion %s was no longer available: %s", fx.rv1, r.Str("message"))
 		return
 	}
 	Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 	Expect(r.Str("metadata.resourceVersion")).NotTo(BeEmpty(), "a list carries the collection's resourceVersion")
-	got := items(r)
+	got := fw.Items(r)
 	limited := r.Str("metadata.continue") != ""
 
 	switch cell.Expect.Semantics {
@@ -164,7 +140,7 @@ func checkListCell(f *fw.Framework, cell catalog.Cell) {
 		for _, it := range got {
 			Expect(fx.seen[it.Name]).To(ContainElement(it), "Any may be stale but shows states the objects had")
 		}
-		record("Any", "served %d items at collection resourceVersion %s (latest state has %d; limit=%v sent, continue returned=%v)",
+		fw.Record("Any", "served %d items at collection resourceVersion %s (latest state has %d; limit=%v sent, continue returned=%v)",
 			len(got), r.Str("metadata.resourceVersion"), len(fx.now), q.Limit, limited)
 	case catalog.NotOlderThan:
 		names := namesOf(sorted(got))
@@ -190,7 +166,7 @@ func checkListCell(f *fw.Framework, cell catalog.Cell) {
 		if q.Limit {
 			want = fx.at1.prefixOf(pageSize)
 		}
-		Expect(got).To(Equal([]item(want)), "Exact: the items as they were at %s", fx.rv1)
+		Expect(got).To(Equal([]fw.Obj(want)), "Exact: the items as they were at %s", fx.rv1)
 		if q.Limit {
 			Expect(limited).To(BeTrue(), "more items remain at %s, so the page carries a continue token", fx.rv1)
 		}
@@ -207,13 +183,13 @@ func checkContinueCell(f *fw.Framework, fx *listFixture, cell catalog.Cell, opts
 	token := first.Str("metadata.continue")
 	Expect(token).NotTo(BeEmpty(), "first page of %d items with limit %d carries a continue token: %s", len(fx.now), pageSize, first)
 	atP := first.Str("metadata.resourceVersion")
-	Expect(sorted(items(first))).To(Equal(fx.now.prefixOf(pageSize)), "first page")
+	Expect(sorted(fw.Items(first))).To(Equal(fx.now.prefixOf(pageSize)), "first page")
 	restAtP := fx.now[pageSize:]
 
 	// Change what the rest of the snapshot holds: the continuation must not show it.
-	setCM(f, restAtP[0].Name, "v2")
-	createCM(f, f.Name("z"), "v1")
-	deleteCM(f, restAtP[len(restAtP)-1].Name)
+	f.SetObj(restAtP[0].Name, "v2")
+	f.CreateObj(f.Name("z"), "v1", nil)
+	f.DeleteObj(restAtP[len(restAtP)-1].Name)
 
 	opts = append(opts, fw.Query("continue", token))
 	switch cell.Query.ResourceVersion {
@@ -229,21 +205,21 @@ func checkContinueCell(f *fw.Framework, fx *listFixture, cell catalog.Cell, opts
 	case catalog.ContinueTokenExact:
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 		Expect(r.Str("metadata.resourceVersion")).To(Equal(atP), "a continued list is served at the first page's resourceVersion")
-		got := items(r)
+		got := fw.Items(r)
 		Expect(got).NotTo(BeEmpty(), "%s", r)
-		Expect(got).To(Equal([]item(restAtP.prefixOf(len(got)))), "the continuation shows the snapshot at %s, not later changes", atP)
+		Expect(got).To(Equal([]fw.Obj(restAtP.prefixOf(len(got)))), "the continuation shows the snapshot at %s, not later changes", atP)
 		if len(got) < len(restAtP) {
 			Expect(r.Str("metadata.continue")).NotTo(BeEmpty(), "items remain in the snapshot, so a continue token follows")
 		}
 		if len(got) > pageSize {
-			record("limit", "the continuation returned %d items for limit=%d (limit not honoured with resourceVersion=%q)", len(got), pageSize, cell.Query.ResourceVersion)
+			fw.Record("limit", "the continuation returned %d items for limit=%d (limit not honoured with resourceVersion=%q)", len(got), pageSize, cell.Query.ResourceVersion)
 		}
 	default:
 		Fail(fmt.Sprintf("continue cell %s: semantics %q has no check", cell.Requirement, cell.Expect.Semantics))
 	}
 }
 
-func namesOf(s []item) []string {
+func namesOf(s []fw.Obj) []string {
 	out := make([]string, len(s))
 	for i, it := range s {
 		out[i] = it.Name

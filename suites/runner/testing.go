@@ -9,6 +9,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/spec/catalog"
 	"github.com/apiconform/apiconform/suites/framework"
 )
@@ -86,7 +87,7 @@ func TestArea(t *testing.T, area string) {
 			failed++
 			t.Errorf("FAIL %s %v\n%s\n%s", s.FullText(), ids, s.Failure.Message, s.Failure.Location)
 			for _, e := range s.ReportEntries {
-				if e.Name == framework.ExchangesEntryName {
+				if e.Name == result.ExchangesEntry {
 					t.Logf("exchanges of %q:\n%s", s.FullText(), e.StringRepresentation())
 				}
 			}

@@ -24,54 +24,16 @@ const (
 	maxEvents   = 500              // upper bound of events read while looking for one
 )
 
-// obj is one object state: name and resourceVersion (and data.k).
-type obj struct {
-	Name string
-	RV   string
-	Data string
-}
-
-func (o obj) String() string { return fmt.Sprintf("%s@%s", o.Name, o.RV) }
-
 // ev is an event reduced to what specs compare.
 type ev struct {
 	Type string
-	Obj  obj
+	Obj  fw.Obj
 }
 
 func (e ev) String() string { return e.Type + " " + e.Obj.String() }
 
 func reduce(e fw.Event) ev {
-	return ev{Type: e.Type, Obj: obj{
-		Name: e.Object.Get("metadata.name").String(),
-		RV:   e.Object.Get("metadata.resourceVersion").String(),
-		Data: e.Object.Get("data.k").String(),
-	}}
-}
-
-func createCM(f *fw.Framework, name, value string, labels map[string]string) obj {
-	o := fw.ConfigMap(name, map[string]string{"k": value})
-	if labels != nil {
-		o["metadata"].(map[string]any)["labels"] = labels
-	}
-	r := f.Post(f.ConfigMapsPath(), o)
-	ExpectWithOffset(1, r.Code).To(Equal(http.StatusCreated), "create %s: %s", name, r)
-	return obj{Name: name, RV: r.Str("metadata.resourceVersion"), Data: value}
-}
-
-func patchCM(f *fw.Framework, name string, patch map[string]any) obj {
-	r := f.Patch(f.ConfigMapPath(name), fw.MergePatch, patch)
-	ExpectWithOffset(1, r.Code).To(Equal(http.StatusOK), "patch %s: %s", name, r)
-	return obj{Name: name, RV: r.Str("metadata.resourceVersion"), Data: r.Str("data.k")}
-}
-
-func setCM(f *fw.Framework, name, value string) obj {
-	return patchCM(f, name, map[string]any{"data": map[string]string{"k": value}})
-}
-
-func deleteCM(f *fw.Framework, name string) {
-	r := f.DeleteConfigMap(name)
-	ExpectWithOffset(1, r.Code).To(BeElementOf(http.StatusOK, http.StatusAccepted), "delete %s: %s", name, r)
+	return ev{Type: e.Type, Obj: fw.ObjOf(e.Object)}
 }
 
 // currentRV is the namespace's configmap collection resourceVersion now.
@@ -141,8 +103,4 @@ func expectGoneStatus(status gjson.Result, context string) {
 	ExpectWithOffset(1, status.Get("kind").String()).To(Equal("Status"), "%s: %s", context, status.Raw)
 	ExpectWithOffset(1, status.Get("code").Int()).To(BeEquivalentTo(http.StatusGone), "%s: %s", context, status.Raw)
 	ExpectWithOffset(1, status.Get("reason").String()).To(BeElementOf("Expired", "Gone"), "%s: %s", context, status.Raw)
-}
-
-func record(name, format string, args ...any) {
-	AddReportEntry(name, fmt.Sprintf(format, args...))
 }

@@ -14,27 +14,16 @@ import (
 var _ = Describe("resourceVersion table", fw.Area(area), func() {
 	f := fw.New(area)
 
-	t, ok := catalog.TableByID(catalog.TableWatch)
-	if !ok {
-		panic("catalog has no watch table")
-	}
-	args := []any{func(cell catalog.Cell) { checkWatchCell(f, cell) }}
-	for _, row := range t.Rows {
-		for i, cell := range row.Cells {
-			desc := fmt.Sprintf("watch, %s: %s", t.Headers[len(row.Headers)+i], cell.Text)
-			args = append(args, Entry(desc, Label(catalog.Label(cell.Requirement)), cell))
-		}
-	}
-	DescribeTable("watch", args...)
+	fw.DescribeCatalogTable("watch", catalog.TableWatch, func(cell catalog.Cell) { checkWatchCell(f, cell) })
 })
 
 // checkWatchCell: a and b exist at rv; a changes after rv; the watch opens
 // with the cell's resourceVersion; c is created once the start is read.
 func checkWatchCell(f *fw.Framework, cell catalog.Cell) {
-	a := createCM(f, f.Name("a"), "v1", nil)
-	b := createCM(f, f.Name("b"), "v1", nil)
+	a := f.CreateObj(f.Name("a"), "v1", nil)
+	b := f.CreateObj(f.Name("b"), "v1", nil)
 	rv := currentRV(f)
-	a2 := setCM(f, a.Name, "v2")
+	a2 := f.SetObj(a.Name, "v2")
 
 	var w *fw.Watch
 	switch cell.Query.ResourceVersion {
@@ -60,7 +49,7 @@ func checkWatchCell(f *fw.Framework, cell catalog.Cell) {
 		if start[0] == (ev{"ADDED", a}) || start[1] == (ev{"ADDED", a}) {
 			// Started before a changed: the change must follow.
 			Expect(reduce(next(w))).To(Equal(ev{"MODIFIED", a2}), "a stale start is followed by the later changes")
-			record("start", "stale: started before %s", a2)
+			fw.Record("start", "stale: started before %s", a2)
 		}
 	case catalog.StartAtExact:
 		Expect(reduce(next(w))).To(Equal(ev{"MODIFIED", a2}),
@@ -68,6 +57,6 @@ func checkWatchCell(f *fw.Framework, cell catalog.Cell) {
 	default:
 		Fail(fmt.Sprintf("watch cell %s: semantics %q has no check", cell.Requirement, cell.Expect.Semantics))
 	}
-	c := createCM(f, f.Name("c"), "v1", nil)
+	c := f.CreateObj(f.Name("c"), "v1", nil)
 	Expect(withoutBookmarks(untilAdded(w, c.Name))).To(Equal([]ev{{"ADDED", c}}), "the next change is the one made after the start")
 }

@@ -28,9 +28,9 @@ var _ = Describe("watch streams", fw.Area(area), func() {
 	It("streams JSON documents with a type and an object", fw.Req("WATCH-EVENT-SHAPE"), func() {
 		rv := currentRV(f)
 		w := open(f, "resourceVersion", rv)
-		x := createCM(f, f.Name("x"), "v1", nil)
-		setCM(f, x.Name, "v2")
-		deleteCM(f, x.Name)
+		x := f.CreateObj(f.Name("x"), "v1", nil)
+		f.SetObj(x.Name, "v2")
+		f.DeleteObj(x.Name)
 		for i := 0; i < 3; i++ {
 			e := next(w)
 			var doc map[string]json.RawMessage
@@ -49,13 +49,13 @@ var _ = Describe("watch streams", fw.Area(area), func() {
 	})
 
 	It("reports every change after the resourceVersion and nothing before it", fw.Req("WATCH-CHANGES-AFTER-RV"), func() {
-		createCM(f, f.Name("before"), "v1", nil)
+		f.CreateObj(f.Name("before"), "v1", nil)
 		rv := currentRV(f)
-		x := createCM(f, f.Name("x"), "v1", nil)
-		x2 := setCM(f, x.Name, "v2")
-		deleteCM(f, x.Name)
+		x := f.CreateObj(f.Name("x"), "v1", nil)
+		x2 := f.SetObj(x.Name, "v2")
+		f.DeleteObj(x.Name)
 		w := open(f, "resourceVersion", rv)
-		s := createCM(f, f.Name("sentinel"), "v1", nil)
+		s := f.CreateObj(f.Name("sentinel"), "v1", nil)
 		got := withoutBookmarks(untilAdded(w, s.Name))
 		Expect(got).To(HaveLen(4), "create, update, delete of x, then the sentinel: %v", got)
 		Expect(got[0]).To(Equal(ev{"ADDED", x}))
@@ -70,13 +70,13 @@ var _ = Describe("watch streams", fw.Area(area), func() {
 		names := []string{f.Name("p"), f.Name("q"), f.Name("r")}
 		var writes []ev
 		for _, n := range names {
-			writes = append(writes, ev{"ADDED", createCM(f, n, "0", nil)})
+			writes = append(writes, ev{"ADDED", f.CreateObj(n, "0", nil)})
 		}
 		for i := 1; i <= 9; i++ {
-			writes = append(writes, ev{"MODIFIED", setCM(f, names[i%3], strconv.Itoa(i))})
+			writes = append(writes, ev{"MODIFIED", f.SetObj(names[i%3], strconv.Itoa(i))})
 		}
 		w := open(f, "resourceVersion", rv)
-		s := createCM(f, f.Name("sentinel"), "v1", nil)
+		s := f.CreateObj(f.Name("sentinel"), "v1", nil)
 		writes = append(writes, ev{"ADDED", s})
 		Expect(withoutBookmarks(untilAdded(w, s.Name))).To(Equal(writes))
 	})
@@ -84,9 +84,9 @@ var _ = Describe("watch streams", fw.Area(area), func() {
 	It("resumes from the last resourceVersion received without losing or repeating events", fw.Req("WATCH-RESUME"), func() {
 		rv := currentRV(f)
 		name := f.Name("x")
-		writes := []ev{{"ADDED", createCM(f, name, "0", nil)}}
+		writes := []ev{{"ADDED", f.CreateObj(name, "0", nil)}}
 		for i := 1; i <= 5; i++ {
-			writes = append(writes, ev{"MODIFIED", setCM(f, name, strconv.Itoa(i))})
+			writes = append(writes, ev{"MODIFIED", f.SetObj(name, strconv.Itoa(i))})
 		}
 		w := open(f, "resourceVersion", rv)
 		var got []ev
@@ -98,28 +98,28 @@ var _ = Describe("watch streams", fw.Area(area), func() {
 		Expect(got).To(Equal(writes[:3]))
 		w.Close()
 		w2 := open(f, "resourceVersion", got[2].Obj.RV)
-		s := createCM(f, f.Name("sentinel"), "v1", nil)
+		s := f.CreateObj(f.Name("sentinel"), "v1", nil)
 		rest := withoutBookmarks(untilAdded(w2, s.Name))
 		Expect(rest).To(Equal(append(append([]ev{}, writes[3:]...), ev{"ADDED", s})))
 	})
 
 	It("with a label selector, reports an object entering as ADDED and leaving as DELETED", fw.Req("WATCH-SELECTOR-TRANSITIONS"), func() {
-		x := createCM(f, f.Name("x"), "v1", map[string]string{"sel": "no"})
-		other := createCM(f, f.Name("other"), "v1", map[string]string{"sel": "no"})
+		x := f.CreateObj(f.Name("x"), "v1", map[string]string{"sel": "no"})
+		other := f.CreateObj(f.Name("other"), "v1", map[string]string{"sel": "no"})
 		rv := currentRV(f)
 		w := open(f, "resourceVersion", rv, "labelSelector", "sel=yes")
-		in := patchCM(f, x.Name, map[string]any{"metadata": map[string]any{"labels": map[string]string{"sel": "yes"}}})
-		mod := setCM(f, x.Name, "v2")
-		out := patchCM(f, x.Name, map[string]any{"metadata": map[string]any{"labels": map[string]string{"sel": "no"}}})
-		deleteCM(f, other.Name) // never matched: no event
-		s := createCM(f, f.Name("sentinel"), "v1", map[string]string{"sel": "yes"})
+		in := f.PatchObj(x.Name, map[string]any{"metadata": map[string]any{"labels": map[string]string{"sel": "yes"}}})
+		mod := f.SetObj(x.Name, "v2")
+		out := f.PatchObj(x.Name, map[string]any{"metadata": map[string]any{"labels": map[string]string{"sel": "no"}}})
+		f.DeleteObj(other.Name) // never matched: no event
+		s := f.CreateObj(f.Name("sentinel"), "v1", map[string]string{"sel": "yes"})
 		got := withoutBookmarks(untilAdded(w, s.Name))
 		Expect(got).To(HaveLen(4), "enter, change, leave, sentinel: %v", got)
 		Expect(got[0]).To(Equal(ev{"ADDED", in}))
 		Expect(got[1]).To(Equal(ev{"MODIFIED", mod}))
 		Expect(got[2].Type).To(Equal("DELETED"))
 		Expect(got[2].Obj.Name).To(Equal(x.Name))
-		record("leaving", "DELETED object at resourceVersion %s (the change that left was %s)", got[2].Obj.RV, out.RV)
+		fw.Record("leaving", "DELETED object at resourceVersion %s (the change that left was %s)", got[2].Obj.RV, out.RV)
 		Expect(got[3]).To(Equal(ev{"ADDED", s}))
 	})
 })
@@ -130,9 +130,9 @@ var _ = Describe("history and the future", fw.Area(area), func() {
 	It("may end a watch from a dropped resourceVersion with 410 Gone", fw.Req("WATCH-GONE-410"), func() {
 		var old string
 		if fw.Caps().RefServer {
-			x := createCM(f, f.Name("x"), "v1", nil)
+			x := f.CreateObj(f.Name("x"), "v1", nil)
 			old = x.RV
-			setCM(f, x.Name, "v2")
+			f.SetObj(x.Name, "v2")
 			_, err := fw.Compact(f.Ctx())
 			Expect(err).NotTo(HaveOccurred())
 		} else {
@@ -146,10 +146,10 @@ var _ = Describe("history and the future", fw.Area(area), func() {
 		if !gone && !fw.Caps().RefServer {
 			// Push old history out of the watch window with a bounded number of writes.
 			name := f.Name("churn")
-			createCM(f, name, "0", nil)
+			f.CreateObj(name, "0", nil)
 			deadline := time.Now().Add(fw.CompactionWait())
 			for i := 1; i <= goneWrites && !gone && time.Now().Before(deadline); i++ {
-				setCM(f, name, strconv.Itoa(i))
+				f.SetObj(name, strconv.Itoa(i))
 				if i%goneCheckEvery == 0 {
 					gone, what = watchGone(f, old)
 				}
@@ -161,7 +161,7 @@ var _ = Describe("history and the future", fw.Area(area), func() {
 			}
 			Skip(fmt.Sprintf("a watch from resourceVersion %s was still served after up to %d writes (%s): the target keeps that history; serving it is allowed", old, goneWrites, what))
 		}
-		record("410", "%s", what)
+		fw.Record("410", "%s", what)
 	})
 
 	It("may hold a watch from a future resourceVersion until it times out, delivering nothing older", fw.Req("WATCH-UNRECOGNIZED-RV-WAIT"), func() {
@@ -173,20 +173,20 @@ var _ = Describe("history and the future", fw.Area(area), func() {
 		w := openAny(f, "resourceVersion", strconv.FormatUint(n+1_000_000_000, 10), "timeoutSeconds", "3")
 		if w.Code != http.StatusOK {
 			Expect(gjson.GetBytes(w.Body, "kind").String()).To(Equal("Status"), "%s", w.Body)
-			record("answer", "%d: %s", w.Code, gjson.GetBytes(w.Body, "message").String())
+			fw.Record("answer", "%d: %s", w.Code, gjson.GetBytes(w.Body, "message").String())
 			return
 		}
-		s := createCM(f, f.Name("sentinel"), "v1", nil)
+		s := f.CreateObj(f.Name("sentinel"), "v1", nil)
 		for i := 0; i < maxEvents; i++ {
 			e, err := w.Next(eventWait)
 			if err != nil {
-				record("answer", "200, stream ended (%v) after %d events", err, i)
+				fw.Record("answer", "200, stream ended (%v) after %d events", err, i)
 				return
 			}
 			r := reduce(e)
 			Expect(r.Obj.Name).NotTo(Equal(s.Name), "a change older than the requested resourceVersion was delivered: %s", e.Raw)
 			if e.Type == "ERROR" {
-				record("answer", "200 with ERROR event: %s", e.Object.Raw)
+				fw.Record("answer", "200 with ERROR event: %s", e.Object.Raw)
 				return
 			}
 		}
@@ -221,14 +221,14 @@ var _ = Describe("bookmarks", fw.Area(area), func() {
 	It("accepts allowWatchBookmarks whether or not it sends bookmarks", fw.Req("WATCH-BOOKMARK-OPTIONAL"), func() {
 		rv := currentRV(f)
 		w := open(f, "resourceVersion", rv, "allowWatchBookmarks", "true")
-		s := createCM(f, f.Name("sentinel"), "v1", nil)
+		s := f.CreateObj(f.Name("sentinel"), "v1", nil)
 		got := untilAdded(w, s.Name)
 		Expect(withoutBookmarks(got)).To(Equal([]ev{{"ADDED", s}}))
-		record("bookmarks", "%d before the sentinel", len(got)-1)
+		fw.Record("bookmarks", "%d before the sentinel", len(got)-1)
 	})
 
 	It("sends bookmarks of the watched kind carrying only metadata.resourceVersion", fw.Req("WATCH-BOOKMARK-METADATA-ONLY"), func() {
-		createCM(f, f.Name("a"), "v1", nil)
+		f.CreateObj(f.Name("a"), "v1", nil)
 		var w *fw.Watch
 		if fw.Caps().WatchList {
 			w = open(f, "sendInitialEvents", "true", "resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true")
@@ -261,17 +261,17 @@ var _ = Describe("bookmarks", fw.Area(area), func() {
 	})
 
 	It("sends no bookmarks unless asked", fw.Req("WATCH-BOOKMARK-NOT-WITHOUT-OPT-IN"), func() {
-		a := createCM(f, f.Name("a"), "v1", nil)
+		a := f.CreateObj(f.Name("a"), "v1", nil)
 		rv := currentRV(f)
 		w := open(f, "resourceVersion", rv)
-		x := setCM(f, a.Name, "v2")
-		s := createCM(f, f.Name("sentinel"), "v1", nil)
+		x := f.SetObj(a.Name, "v2")
+		s := f.CreateObj(f.Name("sentinel"), "v1", nil)
 		Expect(untilAdded(w, s.Name)).To(Equal([]ev{{"MODIFIED", x}, {"ADDED", s}}))
 		if fw.Caps().WatchList {
 			w2 := open(f, "sendInitialEvents", "true", "resourceVersionMatch", "NotOlderThan")
 			got := []ev{reduce(next(w2)), reduce(next(w2))}
 			Expect(got).To(ConsistOf(ev{"ADDED", x}, ev{"ADDED", s}))
-			s2 := createCM(f, f.Name("sentinel"), "v1", nil)
+			s2 := f.CreateObj(f.Name("sentinel"), "v1", nil)
 			Expect(untilAdded(w2, s2.Name)).To(Equal([]ev{{"ADDED", s2}}), "no initial-events-end bookmark without allowWatchBookmarks")
 		}
 	})
@@ -283,8 +283,8 @@ var _ = Describe("streaming lists", fw.Area(area), func() {
 	It("streams the current state, an initial-events-end bookmark, then changes", fw.Req("WATCH-SEND-INITIAL-EVENTS"), func() {
 		fw.RequireSince("WATCH-SEND-INITIAL-EVENTS")
 		fw.RequireWatchList()
-		a := createCM(f, f.Name("a"), "v1", nil)
-		b := createCM(f, f.Name("b"), "v1", nil)
+		a := f.CreateObj(f.Name("a"), "v1", nil)
+		b := f.CreateObj(f.Name("b"), "v1", nil)
 		w := open(f, "sendInitialEvents", "true", "resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true")
 		start := []ev{reduce(next(w)), reduce(next(w))}
 		Expect(start).To(ConsistOf(ev{"ADDED", a}, ev{"ADDED", b}))
@@ -298,7 +298,7 @@ var _ = Describe("streaming lists", fw.Area(area), func() {
 				Expect(n).To(BeNumerically(">=", m), "the bookmark's resourceVersion covers the state sent")
 			}
 		}
-		c := createCM(f, f.Name("c"), "v1", nil)
+		c := f.CreateObj(f.Name("c"), "v1", nil)
 		Expect(withoutBookmarks(untilAdded(w, c.Name))).To(Equal([]ev{{"ADDED", c}}))
 	})
 
