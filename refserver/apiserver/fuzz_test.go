@@ -14,6 +14,7 @@ import (
 func testKinds(t testing.TB) (*registry.Registry, *registry.Kind) {
 	st := storage.NewMemory(storage.Options{})
 	reg := registry.New(registry.Config{Store: st})
+	reg.Register(registry.BuiltinKinds(reg)...)
 	t.Cleanup(func() { reg.Close(); _ = st.Close() })
 	return reg, reg.Lookup("", "configmaps")
 }
@@ -74,7 +75,7 @@ func FuzzPatch(f *testing.F) {
 	cur := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"n","finalizers":["x"]},"data":{"x":"1"}}`)
 	types := []string{JSONPatch, MergePatch, StrategicPatch}
 	f.Fuzz(func(t *testing.T, typ uint8, patch []byte) {
-		out, err := ApplyPatchBytes(types[int(typ)%len(types)], cur, patch, corev1.ConfigMap{})
+		out, err := applyPatchBytes(types[int(typ)%len(types)], cur, patch, corev1.ConfigMap{})
 		if err != nil {
 			if st := statusOf(err); st.Code < 400 || st.Code >= 500 {
 				t.Fatalf("patch error with status %d: %v", st.Code, err)

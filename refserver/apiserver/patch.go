@@ -3,7 +3,6 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"mime"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
@@ -19,8 +19,6 @@ import (
 	"github.com/apiconform/apiconform/refserver/fieldcheck"
 	"github.com/apiconform/apiconform/refserver/registry"
 )
-
-func typesUID(s string) types.UID { return types.UID(s) }
 
 // Patch media types.
 const (
@@ -30,9 +28,9 @@ const (
 	ApplyPatch     = "application/apply-patch+yaml"
 )
 
-// ApplyPatchBytes applies a patch of the given media type to a JSON document.
+// applyPatchBytes applies a patch of the given media type to a JSON document.
 // strategic is the Go type whose tags drive a strategic merge (nil: unsupported).
-func ApplyPatchBytes(patchType string, cur, patch []byte, strategic any) ([]byte, error) {
+func applyPatchBytes(patchType string, cur, patch []byte, strategic any) ([]byte, error) {
 	switch patchType {
 	case JSONPatch:
 		p, err := jsonpatch.DecodePatch(patch)
@@ -76,10 +74,7 @@ func errUnsupportedPatch() error {
 }
 
 func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo) error {
-	dry, err := dryRun(r)
-	if err != nil {
-		return err
-	}
+	dry := dryRun(r)
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch mt {
 	case JSONPatch, MergePatch, ApplyPatch:
@@ -112,7 +107,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	var warnings []string
 	out, err := h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
 		curJSON, _ := json.Marshal(cur)
-		next, err := ApplyPatchBytes(mt, curJSON, body, ri.kind.StrategicMerge)
+		next, err := applyPatchBytes(mt, curJSON, body, ri.kind.StrategicMerge)
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +338,7 @@ func (h *Handler) updateScale(w http.ResponseWriter, r *http.Request, ri *reques
 func (h *Handler) patchScale(w http.ResponseWriter, r *http.Request, ri *requestInfo, mt string, body []byte, dry bool) error {
 	out, err := h.setReplicas(r, ri, dry, func(cur map[string]any) (map[string]any, error) {
 		b, _ := json.Marshal(cur)
-		next, err := ApplyPatchBytes(mt, b, body, nil)
+		next, err := applyPatchBytes(mt, b, body, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -3,17 +3,20 @@ package registry
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/apiconform/apiconform/refserver/apply"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/apiconform/apiconform/refserver/apply"
 )
 
-func builtinKinds(r *Registry) []*Kind {
-	kinds := []*Kind{namespaceKind(), configMapKind(), secretKind(), crdKind(r), frobberKind()}
+// BuiltinKinds are the kinds the reference server serves from the start
+// (the server registers them); some need the registry they will serve in.
+func BuiltinKinds(r *Registry) []*Kind {
+	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), crdKind(r), frobberKind()}
 	for _, k := range kinds {
 		var fm *apply.Manager
 		var err error
@@ -56,37 +59,6 @@ func age(ts string) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	default:
 		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
-}
-
-func namespaceKind() *Kind {
-	return &Kind{
-		Group: "", Versions: []string{"v1"}, Resource: "namespaces", Singular: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
-		ShortNames: []string{"ns"}, StatusSubresource: true,
-		StrategicMerge: corev1.Namespace{}, Typed: func() any { return &corev1.Namespace{} },
-		NameValidation: func(n string) []string { return utilvalidation.IsDNS1123Label(n) },
-		Prepare: func(obj, old Object) {
-			m := meta(obj)
-			ls, _ := m["labels"].(map[string]any)
-			if ls == nil {
-				ls = map[string]any{}
-				m["labels"] = ls
-			}
-			ls["kubernetes.io/metadata.name"] = m["name"]
-			if old == nil {
-				obj["spec"] = map[string]any{"finalizers": []any{"kubernetes"}}
-				obj["status"] = map[string]any{"phase": "Active"}
-			} else if sp, ok := old["spec"]; ok {
-				obj["spec"] = sp
-			}
-		},
-		Fields: map[string]func(Object) string{
-			"status.phase": func(o Object) string { return str(mapOf(o["status"])["phase"]) },
-		},
-		Columns: []Column{
-			{Name: "Status", Type: "string", Description: "The status of the namespace", Cell: func(o Object) any { return str(mapOf(o["status"])["phase"]) }},
-			AgeColumn,
-		},
 	}
 }
 
@@ -171,18 +143,4 @@ func secretKind() *Kind {
 			AgeColumn,
 		},
 	}
-}
-
-func mapOf(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-func boolOf(v any) bool {
-	b, _ := v.(bool)
-	return b
-}
-
-func equalJSON(a, b any) bool {
-	return fmt.Sprint(normalize(a)) == fmt.Sprint(normalize(b))
 }

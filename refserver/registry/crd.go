@@ -4,15 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/apiconform/apiconform/refserver/apply"
-	"github.com/apiconform/apiconform/refserver/fieldcheck"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/apiconform/apiconform/refserver/apply"
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
@@ -55,6 +54,7 @@ func crdKind(r *Registry) *Kind {
 		AfterWrite: func(obj, old Object) {
 			r.syncCRD(obj, old)
 		},
+		OnStart: func(ctx context.Context) error { return r.loadCRDs(ctx) },
 		Columns: []Column{{Name: "Created At", Type: "date", Cell: func(o Object) any { return str(meta(o)["creationTimestamp"]) }}},
 	}
 }
@@ -81,7 +81,7 @@ func validateCRD(r *Registry, obj, old Object) field.ErrorList {
 		errs = append(errs, field.Invalid(sp.Child("group"), group, "should be a domain with at least one dot"))
 	}
 	if name := str(meta(obj)["name"]); name != plural+"."+group {
-		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, fmt.Sprintf("must be spec.names.plural+\".\"+spec.group")))
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, "must be spec.names.plural+\".\"+spec.group"))
 	}
 	for _, f := range []string{"plural", "singular", "kind", "listKind"} {
 		v := str(names[f])
@@ -141,6 +141,21 @@ func validateCRD(r *Registry, obj, old Object) field.ErrorList {
 		errs = append(errs, field.Invalid(sp.Child("names", "plural"), plural, "is already in use"))
 	}
 	return errs
+}
+
+// loadCRDs serves the kinds of the CRDs found in the store (after a restart).
+func (r *Registry) loadCRDs(ctx context.Context) error {
+	res, err := r.store.List(ctx, storage.ListOptions{Prefix: prefixOf(r.Lookup(crdGroup, "customresourcedefinitions"), "")})
+	if err != nil {
+		return err
+	}
+	for _, kv := range res.Items {
+		var obj Object
+		if err := json.Unmarshal(kv.Value, &obj); err == nil {
+			r.syncCRD(obj, nil)
+		}
+	}
+	return nil
 }
 
 // syncCRD starts, updates or stops serving the kind a CRD defines.
@@ -279,140 +294,4 @@ func jsonPathValue(o Object, path string) any {
 		cur = m[part]
 	}
 	return cur
-}
-
-// ---- schemas ----
-
-// schemaNode is the subset of a structural schema used for defaulting
-// (pruning is fieldcheck.Prune's, when the request body is decoded).
-type schemaNode struct {
-	Type                 string
-	Properties           map[string]*schemaNode
-	Items                *schemaNode
-	AdditionalProperties *schemaNode
-	Default              any
-	HasDefault           bool
-}
-
-func parseSchemaNode(m map[string]any) *schemaNode {
-	if m == nil {
-		return nil
-	}
-	n := &schemaNode{Type: str(m["type"])}
-	if d, ok := m["default"]; ok {
-		n.Default, n.HasDefault = d, true
-	}
-	if props := mapOf(m["properties"]); props != nil {
-		n.Properties = map[string]*schemaNode{}
-		for key, v := range props {
-			n.Properties[key] = parseSchemaNode(mapOf(v))
-		}
-	}
-	if it := mapOf(m["items"]); it != nil {
-		n.Items = parseSchemaNode(it)
-	}
-	if ap, ok := m["additionalProperties"].(map[string]any); ok {
-		n.AdditionalProperties = parseSchemaNode(ap)
-	}
-	return n
-}
-
-// applyDefaults fills absent fields that have defaults.
-func (n *schemaNode) applyDefaults(v any, root bool) {
-	if n == nil {
-		return
-	}
-	switch val := v.(type) {
-	case map[string]any:
-		for key, p := range n.Properties {
-			if p == nil || (root && (key == "metadata" || key == "apiVersion" || key == "kind")) {
-				continue
-			}
-			if _, ok := val[key]; !ok && p.HasDefault {
-				val[key] = normalize(p.Default)
-			}
-			if sub, ok := val[key]; ok {
-				p.applyDefaults(sub, false)
-			}
-		}
-		if n.AdditionalProperties != nil {
-			for key, sub := range val {
-				if _, known := n.Properties[key]; !known {
-					n.AdditionalProperties.applyDefaults(sub, false)
-				}
-			}
-		}
-	case []any:
-		for _, it := range val {
-			n.Items.applyDefaults(it, false)
-		}
-	}
-}
-
-// compileSchema loads an openAPIV3Schema into kin-openapi.
-func compileSchema(raw map[string]any) (*openapi3.Schema, error) {
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return nil, err
-	}
-	s := &openapi3.Schema{}
-	if err := s.UnmarshalJSON(b); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// validateCustom validates a custom resource against its schema: the type
-// errors worded as kube-apiserver words them (fieldcheck.TypeErrors), then
-// the other constraints.
-func validateCustom(raw map[string]any, s *openapi3.Schema, obj Object) field.ErrorList {
-	return append(fieldcheck.TypeErrors(obj, raw), validateAgainst(s, obj)...)
-}
-
-// validateAgainst validates everything but metadata against the schema,
-// leaving type and nullability errors to fieldcheck.TypeErrors.
-func validateAgainst(s *openapi3.Schema, obj Object) field.ErrorList {
-	if s == nil {
-		return nil
-	}
-	body := map[string]any{}
-	for key, v := range obj {
-		if key != "metadata" {
-			body[key] = v
-		}
-	}
-	val := normalize(body)
-	err := s.VisitJSON(val, openapi3.MultiErrors())
-	if err == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	var collect func(error)
-	collect = func(e error) {
-		switch te := e.(type) {
-		case openapi3.MultiError:
-			for _, x := range te {
-				collect(x)
-			}
-		case *openapi3.SchemaError:
-			ptr := te.JSONPointer()
-			path := strings.Join(ptr, ".")
-			if path == "" {
-				path = "<root>"
-			}
-			fp := field.NewPath(path)
-			msg := te.Reason
-			switch te.SchemaField {
-			case "type", "nullable": // fieldcheck.TypeErrors
-			case "required":
-				errs = append(errs, field.Required(fp, msg))
-			default:
-				errs = append(errs, field.Invalid(fp, te.Value, msg))
-			}
-		default:
-			errs = append(errs, field.Invalid(field.NewPath("<root>"), nil, e.Error()))
-		}
-	}
-	collect(err)
-	return errs
 }

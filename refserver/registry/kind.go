@@ -5,10 +5,13 @@
 package registry
 
 import (
-	"github.com/apiconform/apiconform/refserver/apply"
-	"github.com/apiconform/apiconform/refserver/fieldcheck"
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/apiconform/apiconform/refserver/apply"
+	"github.com/apiconform/apiconform/refserver/fieldcheck"
 )
 
 // Object is the generic, JSON-shaped form of every object.
@@ -56,7 +59,6 @@ type Kind struct {
 	// Typed, for built-in kinds, decodes into the Go type so wrong field types
 	// are rejected (kube-apiserver's message) and unknown fields are found.
 	Typed func() any
-	// Internal kinds are not served over HTTP discovery listing of verbs etc. (none yet).
 
 	// FieldManagers record field ownership and serve server-side apply, per version.
 	FieldManagers map[string]*apply.Manager
@@ -81,8 +83,22 @@ type Kind struct {
 	Columns []Column
 	// NameValidation checks metadata.name; nil means DNS subdomain.
 	NameValidation func(name string) []string
-	// AfterDelete runs after the object is removed (e.g. a CRD stops being served).
+	// AfterWrite runs after a write is stored: obj is nil when the object was
+	// removed, old is nil when it was created (a CRD starts or stops serving its kind).
 	AfterWrite func(obj, old Object)
+
+	// GracefulDelete: a DELETE only marks the object deleted
+	// (deletionTimestamp), finalizers or not; OnDeleteMarked finishes it.
+	GracefulDelete bool
+	// MarkDeleted adjusts an object a DELETE is about to mark deleted
+	// (a namespace becomes Terminating).
+	MarkDeleted func(obj Object)
+	// OnDeleteMarked runs after a DELETE's mark is stored (a namespace's
+	// content starts being removed).
+	OnDeleteMarked func(obj Object)
+	// OnStart runs when the registry starts (system namespaces are created;
+	// stored CRDs serve their kinds again).
+	OnStart func(ctx context.Context) error
 }
 
 // GroupResource is the kind's group and resource.

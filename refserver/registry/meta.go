@@ -38,28 +38,12 @@ func validateMeta(k *Kind, obj, old Object) field.ErrorList {
 		}
 	}
 	if lm, ok := m["labels"].(map[string]any); ok {
-		ls := map[string]string{}
-		for key, v := range lm {
-			s, ok := v.(string)
-			if !ok {
-				errs = append(errs, field.Invalid(mp.Child("labels").Key(key), v, "must be a string"))
-				continue
-			}
-			ls[key] = s
-		}
-		errs = append(errs, metavalidation.ValidateLabels(ls, mp.Child("labels"))...)
+		ls, serrs := stringMap(lm, mp.Child("labels"))
+		errs = append(append(errs, serrs...), metavalidation.ValidateLabels(ls, mp.Child("labels"))...)
 	}
 	if am, ok := m["annotations"].(map[string]any); ok {
-		as := map[string]string{}
-		for key, v := range am {
-			s, ok := v.(string)
-			if !ok {
-				errs = append(errs, field.Invalid(mp.Child("annotations").Key(key), v, "must be a string"))
-				continue
-			}
-			as[key] = s
-		}
-		errs = append(errs, validation.ValidateAnnotations(as, mp.Child("annotations"))...)
+		as, serrs := stringMap(am, mp.Child("annotations"))
+		errs = append(append(errs, serrs...), validation.ValidateAnnotations(as, mp.Child("annotations"))...)
 	}
 	for i, f := range sliceOf(m["finalizers"]) {
 		s, _ := f.(string)
@@ -74,6 +58,22 @@ func validateMeta(k *Kind, obj, old Object) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// stringMap reads a map of strings (labels, annotations), reporting the
+// values that are not strings.
+func stringMap(in map[string]any, p *field.Path) (map[string]string, field.ErrorList) {
+	var errs field.ErrorList
+	out := map[string]string{}
+	for key, v := range in {
+		s, ok := v.(string)
+		if !ok {
+			errs = append(errs, field.Invalid(p.Key(key), v, "must be a string"))
+			continue
+		}
+		out[key] = s
+	}
+	return out, errs
 }
 
 // Selector is a label and field selector pair.

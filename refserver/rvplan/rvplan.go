@@ -8,7 +8,9 @@ package rvplan
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -77,8 +79,8 @@ type ContinueToken struct {
 
 const tokenVersion = "meta.k8s.io/v1"
 
-// InconsistentRevision in a token means "continue at the latest revision"
-// (the token a 410 for an expired continue offers).
+// InconsistentRevision in a token (any negative revision) means "continue
+// at the latest revision" (the token a 410 for an expired continue offers).
 const InconsistentRevision = -1
 
 // EncodeContinue makes the token for the page that starts at key start, read at rev.
@@ -87,28 +89,47 @@ func EncodeContinue(rev int64, start string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// Why kube-apiserver refuses a continue token, in its words (the Status is a
+// 400 BadRequest "invalid continue token: " + one of these).
+const (
+	errBadToken       = "continue key is not valid"
+	errTokenRevision  = "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"
+	errTokenEmptyKey  = "continue key is not valid: encoded start key empty (version meta.k8s.io/v1)"
+	errTokenVersionOf = "continue key is not valid: server does not recognize this encoded version"
+)
+
 // DecodeContinue parses a token, with kube-apiserver's error wording.
 func DecodeContinue(s string) (ContinueToken, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+	raw, err := base64.RawURLEncoding.DecodeString(s) // unpadded, as kube-apiserver reads it
 	if err != nil {
-		raw, err = base64.StdEncoding.DecodeString(s)
-	}
-	if err != nil {
-		return ContinueToken{}, fmt.Errorf("continue key is not valid: %v", err)
+		return ContinueToken{}, fmt.Errorf("%s: %v", errBadToken, err)
 	}
 	var t ContinueToken
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return ContinueToken{}, fmt.Errorf("continue key is not valid: %v", err)
+		return ContinueToken{}, fmt.Errorf("%s: %v", errBadToken, err)
 	}
 	switch {
 	case t.APIVersion != tokenVersion:
-		return ContinueToken{}, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version %s)", t.APIVersion)
-	case t.Revision == 0 || t.Revision < -1:
-		return ContinueToken{}, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version %s)", t.APIVersion)
-	case t.Start == "" || strings.Contains(t.Start, "..") || strings.HasPrefix(t.Start, "/"+"/"):
-		return ContinueToken{}, fmt.Errorf("continue key is not valid: incorrect encoded start key")
+		return ContinueToken{}, fmt.Errorf("%s %v", errTokenVersionOf, t.APIVersion)
+	case t.Revision == 0: // a negative revision continues at the latest one
+		return ContinueToken{}, errors.New(errTokenRevision)
+	case t.Start == "":
+		return ContinueToken{}, errors.New(errTokenEmptyKey)
+	case !cleanKey(t.Start):
+		// A key that climbs out of (or re-spells) the collection's prefix.
+		return ContinueToken{}, fmt.Errorf("%s: %v", errBadToken, t.Start)
 	}
+	t.Start = strings.TrimPrefix(t.Start, "/") // the key is relative to the prefix either way
 	return t, nil
+}
+
+// cleanKey reports whether a start key, taken as a path below the
+// collection prefix, is already in its cleanest form.
+func cleanKey(key string) bool {
+	if !strings.HasPrefix(key, "/") {
+		key = "/" + key
+	}
+	return path.Clean(key) == key
 }
 
 // ParseResourceVersion parses a non-empty resourceVersion.

@@ -1,8 +1,12 @@
 package rvplan
 
 import (
+	"encoding/base64"
 	"fmt"
+	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apiconform/apiconform/spec/catalog"
 )
@@ -145,16 +149,58 @@ func TestErrorsOutsideTheTables(t *testing.T) {
 }
 
 func TestContinueTokenRoundTrip(t *testing.T) {
-	for _, rev := range []int64{1, 99, InconsistentRevision} {
+	for _, rev := range []int64{1, 99, InconsistentRevision, -7} {
 		tok, err := DecodeContinue(EncodeContinue(rev, "ns/name\x00"))
 		if err != nil || tok.Revision != rev || tok.Start != "ns/name\x00" {
 			t.Fatalf("rev %d: got %+v, %v", rev, tok, err)
 		}
 	}
+	if tok, err := DecodeContinue(EncodeContinue(5, "/ns/b\x00")); err != nil || tok.Start != "ns/b\x00" {
+		t.Fatalf("a leading slash: got %+v, %v; want the key relative to the prefix", tok, err)
+	}
 	for _, bad := range []string{"", "!!", "e30", EncodeContinue(0, "x")} {
 		if _, err := DecodeContinue(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}
+	}
+}
+
+// TestContinueTokenErrors: a bad token is a 400 BadRequest worded as
+// kube-apiserver words it (k8s.io/apiserver/pkg/storage/continue.go, wrapped
+// as "invalid continue token: %v").
+func TestContinueTokenErrors(t *testing.T) {
+	token := func(js string) string { return base64.RawURLEncoding.EncodeToString([]byte(js)) }
+	cases := []struct {
+		name, token, msg string
+	}{
+		{"not base64", "!!!", "invalid continue token: continue key is not valid: illegal base64 data at input byte 0"},
+		{"padded", base64.URLEncoding.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":5,"start":"abc"}`)),
+			"invalid continue token: continue key is not valid: illegal base64 data at input byte 58"},
+		{"not JSON", token("{"), "invalid continue token: continue key is not valid: unexpected end of JSON input"},
+		{"unknown version", token(`{"v":"meta.k8s.io/v2","rv":5,"start":"a"}`),
+			"invalid continue token: continue key is not valid: server does not recognize this encoded version meta.k8s.io/v2"},
+		{"no version", token(`{"rv":5,"start":"a"}`),
+			"invalid continue token: continue key is not valid: server does not recognize this encoded version "},
+		{"zero revision", token(`{"v":"meta.k8s.io/v1","rv":0,"start":"a"}`),
+			"invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"},
+		{"empty start key", token(`{"v":"meta.k8s.io/v1","rv":5,"start":""}`),
+			"invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)"},
+		{"start key climbs out", token(`{"v":"meta.k8s.io/v1","rv":5,"start":"../secrets/x"}`),
+			"invalid continue token: continue key is not valid: ../secrets/x"},
+		{"start key not clean", token(`{"v":"meta.k8s.io/v1","rv":5,"start":"ns//x"}`),
+			"invalid continue token: continue key is not valid: ns//x"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, serr := Make(Request{Verb: List, Continue: c.token})
+			if serr == nil {
+				t.Fatal("want an error")
+			}
+			st := serr.ErrStatus
+			if st.Code != 400 || st.Reason != metav1.StatusReasonBadRequest || st.Message != c.msg {
+				t.Fatalf("got %d %s %q, want 400 BadRequest %q", st.Code, st.Reason, st.Message, c.msg)
+			}
+		})
 	}
 }
 
@@ -166,7 +212,7 @@ func FuzzDecodeContinue(f *testing.F) {
 	f.Add("%%%")
 	f.Fuzz(func(t *testing.T, s string) {
 		tok, err := DecodeContinue(s)
-		if err == nil && (tok.Revision == 0 || tok.Start == "") {
+		if err == nil && (tok.Revision == 0 || strings.HasPrefix(tok.Start, "/")) {
 			t.Fatalf("accepted an unusable token %+v", tok)
 		}
 	})

@@ -1,0 +1,127 @@
+package apiserver
+
+import (
+	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/apiconform/apiconform/refserver/registry"
+	"github.com/apiconform/apiconform/refserver/rvplan"
+)
+
+// get and list.
+
+func (h *Handler) get(w http.ResponseWriter, r *http.Request, ri *requestInfo, f format) error {
+	plan, serr := rvplan.Make(rvplan.Request{Verb: rvplan.Get, ResourceVersion: r.URL.Query().Get("resourceVersion")})
+	if serr != nil {
+		return serr
+	}
+	obj, err := h.reg.Get(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, plan)
+	if err != nil {
+		return err
+	}
+	if ri.subresource == "scale" {
+		return h.writeScale(w, r, ri, obj)
+	}
+	if f == formatTable {
+		writeObject(w, r, 200, toTable(ri.kind, []registry.Object{obj}, "", "", r.URL.Query().Get("includeObject")))
+		return nil
+	}
+	writeObject(w, r, 200, obj)
+	return nil
+}
+
+// listParams parses the selectors and the rvplan request of a list, watch or deletecollection.
+func (h *Handler) listParams(r *http.Request, ri *requestInfo, verb rvplan.Verb) (rvplan.Request, registry.Selector, error) {
+	q := r.URL.Query()
+	req := rvplan.Request{Verb: verb, ResourceVersion: q.Get("resourceVersion"), ResourceVersionMatch: q.Get("resourceVersionMatch"), Continue: q.Get("continue")}
+	var sel registry.Selector
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return req, sel, apierrors.NewBadRequest(fmt.Sprintf("invalid limit %q: %v", s, err))
+		}
+		if n > 0 {
+			req.Limit = n
+		}
+	}
+	if s := q.Get("allowWatchBookmarks"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return req, sel, apierrors.NewBadRequest(fmt.Sprintf("invalid allowWatchBookmarks %q", s))
+		}
+		req.AllowWatchBookmarks = b
+	}
+	if s, ok := q["sendInitialEvents"]; ok {
+		b, err := strconv.ParseBool(s[0])
+		if err != nil {
+			return req, sel, apierrors.NewBadRequest(fmt.Sprintf("invalid sendInitialEvents %q", s[0]))
+		}
+		req.SendInitialEvents = &b
+	}
+	ls, err := labels.Parse(q.Get("labelSelector"))
+	if err != nil {
+		return req, sel, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+	}
+	fs, err := fields.ParseSelector(q.Get("fieldSelector"))
+	if err != nil {
+		return req, sel, apierrors.NewBadRequest(fmt.Sprintf("invalid field selector: %v", err))
+	}
+	if err := registry.CheckFieldSelector(ri.kind, fs); err != nil {
+		return req, sel, apierrors.NewBadRequest(fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %v",
+			schema.GroupResource{Group: ri.group, Resource: ri.resource}.String(), ls.String(), fs.String(), err))
+	}
+	sel = registry.Selector{Labels: ls, Fields: fs}
+	return req, sel, nil
+}
+
+func (h *Handler) list(w http.ResponseWriter, r *http.Request, ri *requestInfo, f format) error {
+	req, sel, err := h.listParams(r, ri, rvplan.List)
+	if err != nil {
+		return err
+	}
+	plan, serr := rvplan.Make(req)
+	if serr != nil {
+		return serr
+	}
+	res, err := h.reg.List(r.Context(), ri.kind, ri.version, ri.namespace, plan, sel)
+	if err != nil {
+		return err
+	}
+	rv := strconv.FormatInt(res.ResourceVersion, 10)
+	if f == formatTable {
+		t := toTable(ri.kind, res.Items, rv, res.Continue, r.URL.Query().Get("includeObject"))
+		t.RemainingItemCount = res.RemainingItemCount
+		writeObject(w, r, 200, t)
+		return nil
+	}
+	writeObject(w, r, 200, h.listObject(ri, res))
+	return nil
+}
+
+func (h *Handler) listObject(ri *requestInfo, res *registry.ListResult) map[string]any {
+	lm := map[string]any{"resourceVersion": strconv.FormatInt(res.ResourceVersion, 10)}
+	custom := ri.kind.Typed == nil && ri.kind.TypedFor == nil && ri.kind.Group != "apiextensions.k8s.io"
+	if res.Continue != "" || custom {
+		lm["continue"] = res.Continue // custom resource lists always carry it, as kube-apiserver's do
+	}
+	if res.RemainingItemCount != nil {
+		lm["remainingItemCount"] = *res.RemainingItemCount
+	}
+	items := make([]any, 0, len(res.Items))
+	for _, it := range res.Items {
+		// kube-apiserver leaves kind and apiVersion off items of built-in
+		// kinds; custom resources keep them.
+		if ri.kind.Typed != nil || ri.kind.TypedFor != nil || ri.kind.Group == "apiextensions.k8s.io" {
+			delete(it, "kind")
+			delete(it, "apiVersion")
+		}
+		items = append(items, it)
+	}
+	return map[string]any{"kind": ri.kind.ListKind, "apiVersion": ri.kind.APIVersion(ri.version), "metadata": lm, "items": items}
+}

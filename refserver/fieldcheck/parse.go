@@ -1,0 +1,87 @@
+package fieldcheck
+
+import (
+	"encoding/hex"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	sigsjson "sigs.k8s.io/json"
+)
+
+// Reading a request body's JSON and its apiVersion and kind.
+
+// parse reads the body as a JSON object and fills apiVersion and kind from
+// the endpoint when missing; prefix is kube-apiserver's lead-in for decoding
+// errors ("ConfigMap in version "v1" cannot be handled as a ConfigMap: ").
+// A custom resource is not filled in: without a kind (or as JSON null) it is
+// unrecognized, and a missing apiVersion is left for the caller's version
+// check ("the API version in the data () does not match ...").
+func (d Decoder) parse(data, original []byte) (map[string]any, head, error) {
+	var h struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &h); err != nil {
+		return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
+	}
+	var obj map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &obj); err != nil {
+		return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
+	}
+	if d.Schema.custom && (obj == nil || h.Kind == "") {
+		return nil, head{}, d.unrecognized(fmt.Sprintf("Object 'Kind' is missing in '%s'", original), original)
+	}
+	if obj == nil {
+		obj = map[string]any{} // a JSON null is an empty object: defaults, then validation, decide
+	}
+	gv := d.GVK.GroupVersion()
+	if h.APIVersion != "" {
+		if p, err := schema.ParseGroupVersion(h.APIVersion); err == nil {
+			gv = p
+		}
+	} else if !d.Schema.custom {
+		obj["apiVersion"] = d.GVK.GroupVersion().String()
+	}
+	kind := h.Kind
+	if kind == "" {
+		kind = d.GVK.Kind
+		obj["kind"] = kind
+	}
+	out := head{prefix: fmt.Sprintf("%s in version %q cannot be handled as a %s: ", kind, gv.Version, d.GVK.Kind), version: gv.Version, kind: kind}
+	if !d.Schema.custom && gv != d.GVK.GroupVersion() {
+		// A built-in kind's scheme knows only the endpoint's version.
+		return nil, head{}, apierrors.NewBadRequest(out.prefix + fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", kind, h.APIVersion))
+	}
+	return obj, out, nil
+}
+
+// head is what parse read of a body's apiVersion and kind.
+type head struct {
+	prefix        string // kube-apiserver's lead-in for decoding errors
+	version, kind string // as the body gives them, or the endpoint's
+}
+
+// unrecognized is kube-apiserver's 400 for a body it cannot even read.
+func (d Decoder) unrecognized(msg string, body []byte) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %s (%s)", d.GVK.Kind, msg, summarize(body, 30)))
+}
+
+// summarize shows the start of a body: as text when it looks like a JSON
+// object, in hex otherwise (kube-apiserver's choice).
+func summarize(b []byte, max int) string {
+	switch {
+	case len(b) == 0:
+		return "<empty>"
+	case b[0] == '{':
+		if len(b) > max {
+			return string(b[:max]) + " ..."
+		}
+		return string(b)
+	default:
+		if len(b) > max {
+			return hex.EncodeToString(b[:max]) + " ..."
+		}
+		return hex.EncodeToString(b)
+	}
+}

@@ -1,0 +1,91 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/apiconform/apiconform/refserver/fieldcheck"
+	"github.com/apiconform/apiconform/refserver/storage"
+)
+
+// Objects are stored as JSON in the kind's storage version, without a
+// resourceVersion (the store's modRevision is the resourceVersion).
+
+func formatRev(rev int64) string { return strconv.FormatInt(rev, 10) }
+
+// decode reads a stored object into version, with resourceVersion rev
+// (0 = the value's own modRevision).
+func (r *Registry) decode(k *Kind, version string, kv storage.KeyValue, rev int64) (Object, error) {
+	var obj Object
+	if err := json.Unmarshal(kv.Value, &obj); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", kv.Key, err))
+	}
+	if rev == 0 {
+		rev = kv.ModRevision
+	}
+	meta(obj)["resourceVersion"] = formatRev(rev)
+	obj, err := k.fromStorage(obj, version)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("convert %s to %s: %w", kv.Key, version, err))
+	}
+	return obj, nil
+}
+
+// fromStorage converts a stored object to version. A custom resource is
+// pruned by the version's schema, as kube-apiserver prunes after converting.
+func (k *Kind) fromStorage(obj Object, version string) (Object, error) {
+	if version != k.StorageVersion() {
+		if k.Convert != nil {
+			obj["apiVersion"], obj["kind"] = k.APIVersion(k.StorageVersion()), k.Kind
+			conv, err := k.Convert(obj, version)
+			if err != nil {
+				return nil, err
+			}
+			obj = conv
+		}
+		k.pruneConverted(obj, version)
+	}
+	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
+	return obj, nil
+}
+
+// throughStorage drops, in place, what a custom resource written in version
+// loses on its way to the storage version and back: kube-apiserver answers
+// a write with the stored object, pruned after each conversion.
+func (k *Kind) throughStorage(obj Object, version string) {
+	if version != k.StorageVersion() && k.Convert == nil {
+		k.pruneConverted(obj, k.StorageVersion())
+		k.pruneConverted(obj, version)
+	}
+}
+
+// pruneConverted silently drops the fields a custom resource's version does
+// not declare, after a conversion (the request's own unknown fields were
+// reported when its body was decoded).
+func (k *Kind) pruneConverted(obj Object, version string) {
+	if k.TypedOf(version) == nil && k.Schemas != nil {
+		fieldcheck.Prune(obj, k.Schemas[version])
+	}
+}
+
+// encode renders obj (named by its apiVersion) in the storage version.
+func encode(k *Kind, obj Object) ([]byte, error) {
+	c := deepCopy(obj)
+	if av := str(c["apiVersion"]); av != "" && av != k.APIVersion(k.StorageVersion()) {
+		if k.Convert != nil {
+			conv, err := k.Convert(c, k.StorageVersion())
+			if err != nil {
+				return nil, err
+			}
+			c = conv
+		}
+		k.pruneConverted(c, k.StorageVersion())
+	}
+	delete(meta(c), "resourceVersion")
+	c["apiVersion"] = k.APIVersion(k.StorageVersion())
+	c["kind"] = k.Kind
+	return json.Marshal(c)
+}

@@ -1,0 +1,78 @@
+package registry
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/apiconform/apiconform/refserver/rvplan"
+)
+
+// DeleteOptions are the parts of metav1.DeleteOptions the registry acts on.
+type DeleteOptions struct {
+	DryRun              bool
+	PreconditionUID     string
+	PreconditionVersion string
+	PropagationPolicy   string
+}
+
+// DeleteResult says what a DELETE did.
+type DeleteResult struct {
+	Object   Object
+	Finished bool // the object is gone (false: it waits for finalizers)
+}
+
+// Delete removes an object, or marks it deleted (deletionTimestamp) while
+// finalizers remain or when its kind always deletes gracefully.
+func (r *Registry) Delete(ctx context.Context, k *Kind, version, ns, name string, o DeleteOptions) (*DeleteResult, error) {
+	pre := Preconditions{UID: o.PreconditionUID, ResourceVersion: o.PreconditionVersion}
+	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, pre, o.DryRun, func(cur Object) (op, Object, error) {
+		m := meta(cur)
+		switch {
+		case len(sliceOf(m["finalizers"])) == 0 && !k.GracefulDelete:
+			return opRemove, cur, nil
+		case str(m["deletionTimestamp"]) != "":
+			return opNone, cur, nil // already marked
+		}
+		obj := deepCopy(cur)
+		m = meta(obj)
+		m["deletionTimestamp"] = r.now()
+		m["deletionGracePeriodSeconds"] = int64(0)
+		if k.MarkDeleted != nil {
+			k.MarkDeleted(obj)
+		}
+		return opPut, obj, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if c.op == opRemove {
+		return &DeleteResult{Object: c.obj, Finished: true}, nil
+	}
+	if rev != 0 && k.OnDeleteMarked != nil {
+		k.OnDeleteMarked(c.obj)
+	}
+	return &DeleteResult{Object: c.obj}, nil
+}
+
+// DeleteCollection deletes every object of the collection matching sel and
+// returns them as they were.
+func (r *Registry) DeleteCollection(ctx context.Context, k *Kind, version, ns string, sel Selector, o DeleteOptions) (*ListResult, error) {
+	list, err := r.List(ctx, k, version, ns, rvplan.Plan{Mode: rvplan.Latest}, sel)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListResult{ResourceVersion: list.ResourceVersion}
+	for _, obj := range list.Items {
+		m := meta(obj)
+		res, err := r.Delete(ctx, k, version, str(m["namespace"]), str(m["name"]), o)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, res.Object)
+	}
+	return out, nil
+}

@@ -1,0 +1,104 @@
+package registry
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/apiconform/apiconform/refserver/faults"
+	"github.com/apiconform/apiconform/refserver/storage"
+)
+
+// Keys: /registry/<group or "core">/<resource>/[<namespace>/]<name>.
+
+func basePrefix(k *Kind) string {
+	g := k.Group
+	if g == "" {
+		g = "core"
+	}
+	return "/registry/" + g + "/" + k.Resource + "/"
+}
+
+// prefixOf is the key prefix of a collection (ns "" = every namespace).
+func prefixOf(k *Kind, ns string) string {
+	if k.Namespaced && ns != "" {
+		return basePrefix(k) + ns + "/"
+	}
+	return basePrefix(k)
+}
+
+func keyOf(k *Kind, ns, name string) string {
+	if k.Namespaced {
+		return basePrefix(k) + ns + "/" + name
+	}
+	return basePrefix(k) + name
+}
+
+// op is what a write does to the stored object.
+type op int
+
+const (
+	opNone   op = iota // nothing changes: no write
+	opCreate           // store a new object
+	opPut              // replace the object read at modRev
+	opRemove           // remove the object read at modRev
+)
+
+// change is one write decided by the write path: the object as it ends up
+// (what the request answers with) and what to do with it.
+type change struct {
+	op     op
+	key    string
+	modRev int64  // opPut, opRemove: the revision the change was computed from
+	obj    Object // opCreate, opPut: the object to store, in the request version
+	old    Object // the object before the change (nil on create)
+}
+
+// commit performs c, the one place where dry-run is decided: a dry run
+// stops before the store, answering what the store would refuse (a create
+// of an existing name). A stored create or put sets the object's
+// resourceVersion, and the kind's AfterWrite hook runs. It returns the
+// revision of the write (0 when nothing was stored).
+func (r *Registry) commit(ctx context.Context, k *Kind, c change, dryRun bool) (int64, error) {
+	if c.op == opNone {
+		return 0, nil
+	}
+	if dryRun && !r.faults.Has(faults.DryRunPersists) {
+		if c.op == opCreate {
+			if _, err := r.store.Get(ctx, c.key, 0); err == nil {
+				return 0, storage.ErrKeyExists
+			}
+		}
+		return 0, nil
+	}
+	var rev int64
+	var err error
+	switch c.op {
+	case opCreate, opPut:
+		val, eerr := encode(k, c.obj)
+		if eerr != nil {
+			return 0, apierrors.NewInternalError(eerr)
+		}
+		if c.op == opCreate {
+			rev, err = r.store.Create(ctx, c.key, val)
+		} else {
+			rev, err = r.store.Update(ctx, c.key, val, c.modRev)
+		}
+	case opRemove:
+		_, rev, err = r.store.Delete(ctx, c.key, c.modRev)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if c.op == opRemove {
+		if k.AfterWrite != nil {
+			k.AfterWrite(nil, c.old)
+		}
+		return rev, nil
+	}
+	meta(c.obj)["resourceVersion"] = formatRev(rev)
+	if k.AfterWrite != nil {
+		k.AfterWrite(c.obj, c.old)
+	}
+	return rev, nil
+}

@@ -1,0 +1,257 @@
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/apiconform/apiconform/refserver/storage"
+)
+
+// WriteOptions carry the request options of create/update/patch.
+type WriteOptions struct {
+	DryRun      bool
+	Subresource string // "", "status"
+	// FieldManager records who wrote (an Update entry in managedFields); "" = none.
+	FieldManager string
+	// Applied: the object's managedFields were computed by server-side apply; keep them.
+	Applied bool
+}
+
+// generateNameAttempts bounds the names tried for a generateName create.
+const generateNameAttempts = 8
+
+func randSuffix() string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
+
+// Create stores a new object.
+func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj Object, o WriteOptions) (Object, error) {
+	m := meta(obj)
+	if k.Namespaced {
+		m["namespace"] = ns
+		if err := r.namespaceWritable(ctx, ns); err != nil {
+			return nil, err
+		}
+	} else {
+		delete(m, "namespace")
+	}
+	for _, f := range []string{"uid", "creationTimestamp", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink"} {
+		delete(m, f)
+	}
+	if !o.Applied {
+		delete(m, "managedFields")
+	}
+	if k.StatusSubresource {
+		delete(obj, "status")
+	}
+	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
+	if err := k.prepare(obj, nil, version); err != nil {
+		return nil, err
+	}
+	m["uid"] = newUID()
+	m["creationTimestamp"] = r.now()
+	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
+	obj = r.recordUpdate(k, version, nil, obj, o)
+	m = meta(obj)
+	if k.TrackGeneration {
+		m["generation"] = int64(1)
+	}
+	generate := str(m["name"]) == "" && str(m["generateName"]) != ""
+	for attempt := 0; ; attempt++ {
+		if generate {
+			m["name"] = str(m["generateName"]) + randSuffix()
+		}
+		name := str(m["name"])
+		if errs := r.validate(k, obj, nil); len(errs) > 0 {
+			return nil, apierrors.NewInvalid(k.GroupKind(), name, errs)
+		}
+		k.throughStorage(obj, version)
+		out := deepCopy(obj)
+		out["apiVersion"], out["kind"] = k.APIVersion(version), k.Kind
+		_, err := r.commit(ctx, k, change{op: opCreate, key: keyOf(k, ns, name), obj: out}, o.DryRun)
+		if errors.Is(err, storage.ErrKeyExists) && generate && attempt < generateNameAttempts {
+			continue
+		}
+		if err != nil {
+			return nil, r.storeErr(k, name, err)
+		}
+		return out, nil
+	}
+}
+
+// prepare defaults and normalises an object being written in version (old
+// is nil on create); a PrepareVersioned failure is a 400.
+func (k *Kind) prepare(obj, old Object, version string) error {
+	if k.Prepare != nil {
+		k.Prepare(obj, old)
+	}
+	if k.PrepareVersioned != nil {
+		if err := k.PrepareVersioned(obj, old, version); err != nil {
+			return apierrors.NewBadRequest(err.Error())
+		}
+	}
+	return nil
+}
+
+func (r *Registry) validate(k *Kind, obj, old Object) field.ErrorList {
+	errs := validateMeta(k, obj, old)
+	if k.Validate != nil {
+		errs = append(errs, k.Validate(obj, old)...)
+	}
+	return errs
+}
+
+// namespaceWritable says whether objects may be created in ns: the
+// namespace exists and is not terminating. This stays generic rather than a
+// namespace hook because it guards every namespaced kind; it reads the
+// namespace straight from the store (the "namespaces" kind must be registered).
+func (r *Registry) namespaceWritable(ctx context.Context, ns string) error {
+	nsKind := r.Lookup("", "namespaces")
+	kv, err := r.store.Get(ctx, keyOf(nsKind, "", ns), 0)
+	if err != nil {
+		return apierrors.NewNotFound(nsKind.GroupResource(), ns)
+	}
+	var obj Object
+	if json.Unmarshal(kv.Value, &obj) == nil && str(meta(obj)["deletionTimestamp"]) != "" {
+		return apierrors.NewForbidden(nsKind.GroupResource(), ns,
+			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+	}
+	return nil
+}
+
+// Update replaces an object (PUT). The new object's resourceVersion, when
+// set, is a precondition.
+func (r *Registry) Update(ctx context.Context, k *Kind, version, ns, name string, obj Object, o WriteOptions) (Object, error) {
+	return r.Mutate(ctx, k, version, ns, name, o, func(Object) (Object, error) { return deepCopy(obj), nil })
+}
+
+// Mutate applies fn to (a copy of) the current object and writes the
+// result. A resourceVersion in fn's result is a precondition (as in a PUT
+// or a patch that sets it); without one, a lost race runs fn again.
+func (r *Registry) Mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, fn func(cur Object) (Object, error)) (Object, error) {
+	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, Preconditions{}, o.DryRun, func(cur Object) (op, Object, error) {
+		obj, err := fn(deepCopy(cur))
+		if err != nil {
+			return opNone, nil, err
+		}
+		if rv := str(meta(obj)["resourceVersion"]); rv != "" && rv != str(meta(cur)["resourceVersion"]) {
+			return opNone, nil, conflict(k, name)
+		}
+		return r.updated(k, version, ns, name, cur, obj, o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if c.op == opRemove && rev != 0 {
+		meta(c.obj)["resourceVersion"] = formatRev(rev)
+	}
+	return c.obj, nil
+}
+
+// updated computes the object that replaces old and what to write: nothing
+// when nothing changes (the answer is old, with its resourceVersion), a
+// removal when the last finalizer of a deleted object goes, else a put.
+func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o WriteOptions) (op, Object, error) {
+	m, om := meta(obj), meta(old)
+	if k.Namespaced {
+		m["namespace"] = ns
+	}
+	m["name"] = name
+	switch {
+	case o.Subresource == "status":
+		// Only status changes through /status.
+		st, has := obj["status"]
+		obj = deepCopy(old)
+		if has {
+			obj["status"] = st
+		} else {
+			delete(obj, "status")
+		}
+		m = meta(obj)
+	case k.StatusSubresource:
+		if st, ok := old["status"]; ok {
+			obj["status"] = st
+		} else {
+			delete(obj, "status")
+		}
+	}
+	// System fields keep their stored values.
+	for _, f := range []string{"uid", "creationTimestamp", "generation", "deletionGracePeriodSeconds"} {
+		if v, ok := om[f]; ok {
+			m[f] = v
+		} else {
+			delete(m, f)
+		}
+	}
+	if !o.Applied {
+		if mf, ok := om["managedFields"]; ok {
+			m["managedFields"] = mf
+		} else {
+			delete(m, "managedFields")
+		}
+	}
+	if ts := str(om["deletionTimestamp"]); ts != "" {
+		if nt := str(m["deletionTimestamp"]); nt != ts {
+			fe := field.Invalid(field.NewPath("metadata", "deletionTimestamp"), m["deletionTimestamp"], "field is immutable; may only be changed via deletion")
+			return opNone, nil, apierrors.NewInvalid(k.GroupKind(), name, field.ErrorList{fe})
+		}
+	} else {
+		delete(m, "deletionTimestamp")
+	}
+	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
+	if err := k.prepare(obj, old, version); err != nil {
+		return opNone, nil, err
+	}
+	if k.TrackGeneration && !reflect.DeepEqual(specOf(obj), specOf(old)) {
+		m["generation"] = toInt(om["generation"]) + 1
+	}
+	if errs := r.validate(k, obj, old); len(errs) > 0 {
+		return opNone, nil, apierrors.NewInvalid(k.GroupKind(), name, errs)
+	}
+	k.throughStorage(obj, version)
+	m["resourceVersion"] = om["resourceVersion"]
+	same := reflect.DeepEqual(withoutManagedFields(obj), withoutManagedFields(old))
+	if o.Applied {
+		// An apply that changes only ownership still writes.
+		same = reflect.DeepEqual(normalize(obj), normalize(old))
+	}
+	if same {
+		return opNone, old, nil // no change: no write, same resourceVersion
+	}
+	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
+	obj = r.recordUpdate(k, version, old, obj, o)
+	m = meta(obj)
+	// Removing the last finalizer of a deleted object removes it.
+	if str(m["deletionTimestamp"]) != "" && len(sliceOf(m["finalizers"])) == 0 {
+		return opRemove, obj, nil
+	}
+	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
+	return opPut, obj, nil
+}
+
+// recordUpdate adds the writer's Update entry to obj's managedFields
+// (server-side apply computes its own entries).
+func (r *Registry) recordUpdate(k *Kind, version string, old, obj Object, o WriteOptions) Object {
+	fm := k.FieldManagers[version]
+	if fm == nil || o.FieldManager == "" || o.Applied {
+		return obj
+	}
+	out, err := fm.Update(old, obj, o.FieldManager)
+	if err != nil || out == nil {
+		return obj // ownership is bookkeeping: a failure must not fail the write
+	}
+	return out
+}
