@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"net/http"
 	"strconv"
 
@@ -64,17 +63,17 @@ func (h *Handler) listParams(r *http.Request, ri *requestInfo, verb rvplan.Verb)
 		}
 		req.SendInitialEvents = &b
 	}
+	// Selector errors carry the parser's own words, as kube-apiserver sends them.
 	ls, err := labels.Parse(q.Get("labelSelector"))
 	if err != nil {
-		return req, sel, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+		return req, sel, apierrors.NewBadRequest(err.Error())
 	}
 	fs, err := fields.ParseSelector(q.Get("fieldSelector"))
 	if err != nil {
-		return req, sel, apierrors.NewBadRequest(fmt.Sprintf("invalid field selector: %v", err))
+		return req, sel, apierrors.NewBadRequest(err.Error())
 	}
 	if err := registry.CheckFieldSelector(ri.kind, fs); err != nil {
-		return req, sel, apierrors.NewBadRequest(fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %v",
-			schema.GroupResource{Group: ri.group, Resource: ri.resource}.String(), ls.String(), fs.String(), err))
+		return req, sel, apierrors.NewBadRequest(err.Error())
 	}
 	sel = registry.Selector{Labels: ls, Fields: fs}
 	return req, sel, nil

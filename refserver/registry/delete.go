@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -28,18 +29,26 @@ func (r *Registry) Delete(ctx context.Context, k *Kind, version, ns, name string
 	pre := Preconditions{UID: o.PreconditionUID, ResourceVersion: o.PreconditionVersion}
 	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, pre, o.DryRun, func(cur Object) (op, Object, error) {
 		m := meta(cur)
+		before := sliceOf(m["finalizers"])
+		finalizers := withPropagation(before, o.PropagationPolicy)
+		marked := str(m["deletionTimestamp"]) != ""
 		switch {
-		case len(sliceOf(m["finalizers"])) == 0 && !k.GracefulDelete:
+		case len(finalizers) == 0 && !k.GracefulDelete:
 			return opRemove, cur, nil
-		case str(m["deletionTimestamp"]) != "":
-			return opNone, cur, nil // already marked
+		case marked && slices.EqualFunc(finalizers, before, func(a, b any) bool { return str(a) == str(b) }):
+			return opNone, cur, nil // already marked: the first deletionTimestamp stands
 		}
 		obj := deepCopy(cur)
 		m = meta(obj)
-		m["deletionTimestamp"] = r.now()
-		m["deletionGracePeriodSeconds"] = int64(0)
-		if k.MarkDeleted != nil {
-			k.MarkDeleted(obj)
+		if len(finalizers) > 0 {
+			m["finalizers"] = finalizers
+		}
+		if !marked {
+			m["deletionTimestamp"] = r.now()
+			m["deletionGracePeriodSeconds"] = int64(0)
+			if k.MarkDeleted != nil {
+				k.MarkDeleted(obj)
+			}
 		}
 		return opPut, obj, nil
 	})
@@ -53,6 +62,42 @@ func (r *Registry) Delete(ctx context.Context, k *Kind, version, ns, name string
 		k.OnDeleteMarked(c.obj)
 	}
 	return &DeleteResult{Object: c.obj}, nil
+}
+
+// The finalizers the garbage collector acts on. A propagation policy on a
+// DELETE puts its own finalizer on the object and takes the other one off;
+// the object then waits, marked deleted, for the collector to finish (the
+// API server itself never removes them).
+const (
+	finalizerForeground = "foregroundDeletion"
+	finalizerOrphan     = "orphan"
+)
+
+// withPropagation returns finalizers as a DELETE with policy leaves them
+// (unchanged when no policy is given).
+func withPropagation(finalizers []any, policy string) []any {
+	var add string
+	var keep func(string) bool
+	switch policy {
+	case "Foreground":
+		add, keep = finalizerForeground, func(f string) bool { return f != finalizerOrphan }
+	case "Orphan":
+		add, keep = finalizerOrphan, func(f string) bool { return f != finalizerForeground }
+	case "Background":
+		keep = func(f string) bool { return f != finalizerForeground && f != finalizerOrphan }
+	default:
+		return finalizers
+	}
+	var out []any
+	for _, f := range finalizers {
+		if keep(str(f)) {
+			out = append(out, f)
+		}
+	}
+	if add != "" && !slices.ContainsFunc(out, func(f any) bool { return str(f) == add }) {
+		out = append(out, add)
+	}
+	return out
 }
 
 // DeleteCollection deletes every object of the collection matching sel and

@@ -56,8 +56,31 @@ func validateMeta(k *Kind, obj, old Object) field.ErrorList {
 		if str(m["uid"]) != str(om["uid"]) {
 			errs = append(errs, field.Invalid(mp.Child("uid"), m["uid"], "field is immutable"))
 		}
+		if str(om["deletionTimestamp"]) != "" {
+			// Finalizers may be removed or reordered while an object is being
+			// deleted, never added: an added one could hold it forever.
+			if added := newFinalizers(m["finalizers"], om["finalizers"]); len(added) > 0 {
+				errs = append(errs, field.Forbidden(mp.Child("finalizers"),
+					fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added)))
+			}
+		}
 	}
 	return errs
+}
+
+// newFinalizers lists the finalizers of cur that old does not have.
+func newFinalizers(cur, old any) []string {
+	had := map[string]bool{}
+	for _, f := range sliceOf(old) {
+		had[str(f)] = true
+	}
+	var added []string
+	for _, f := range sliceOf(cur) {
+		if !had[str(f)] {
+			added = append(added, str(f))
+		}
+	}
+	return added
 }
 
 // stringMap reads a map of strings (labels, annotations), reporting the

@@ -188,8 +188,10 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 			delete(obj, "status")
 		}
 	}
-	// System fields keep their stored values.
-	for _, f := range []string{"uid", "creationTimestamp", "generation", "deletionGracePeriodSeconds"} {
+	// System fields keep their stored values. deletionTimestamp changes only
+	// through DELETE: kube-apiserver ignores a client's attempt to set or
+	// clear it (200, value kept) rather than refusing the write.
+	for _, f := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"} {
 		if v, ok := om[f]; ok {
 			m[f] = v
 		} else {
@@ -202,14 +204,6 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 		} else {
 			delete(m, "managedFields")
 		}
-	}
-	if ts := str(om["deletionTimestamp"]); ts != "" {
-		if nt := str(m["deletionTimestamp"]); nt != ts {
-			fe := field.Invalid(field.NewPath("metadata", "deletionTimestamp"), m["deletionTimestamp"], "field is immutable; may only be changed via deletion")
-			return opNone, nil, apierrors.NewInvalid(k.GroupKind(), name, field.ErrorList{fe})
-		}
-	} else {
-		delete(m, "deletionTimestamp")
 	}
 	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
 	if err := k.prepare(obj, old, version); err != nil {
