@@ -62,6 +62,28 @@ func age(ts string) string {
 	}
 }
 
+// maxDataBytes bounds the values of a ConfigMap (data and binaryData
+// together) and of a Secret, as kube-apiserver does (1 MiB; keys not counted).
+const maxDataBytes = 1 << 20
+
+// valueBytes adds up the sizes of a map's values; base64 values (binaryData,
+// Secret data) count decoded. Undecodable values are reported elsewhere and
+// count as they are.
+func valueBytes(m any, base64Values bool) int {
+	n := 0
+	for _, v := range mapOf(m) {
+		s := str(v)
+		if base64Values {
+			if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+				n += len(b)
+				continue
+			}
+		}
+		n += len(s)
+	}
+	return n
+}
+
 func configMapKind() *Kind {
 	return &Kind{
 		Group: "", Versions: []string{"v1"}, Resource: "configmaps", Singular: "configmap", Kind: "ConfigMap", ListKind: "ConfigMapList",
@@ -80,6 +102,9 @@ func configMapKind() *Kind {
 					}
 					seen[key] = true
 				}
+			}
+			if size := valueBytes(obj["data"], false) + valueBytes(obj["binaryData"], true); size > maxDataBytes {
+				errs = append(errs, field.TooLong(field.NewPath(""), "", maxDataBytes))
 			}
 			if old != nil && boolOf(old["immutable"]) {
 				if !equalJSON(obj["data"], old["data"]) || !equalJSON(obj["binaryData"], old["binaryData"]) {
@@ -127,6 +152,9 @@ func secretKind() *Kind {
 				if _, err := base64.StdEncoding.DecodeString(str(v)); err != nil {
 					errs = append(errs, field.Invalid(field.NewPath("data").Key(key), "<secret contents redacted>", "must be base64 encoded"))
 				}
+			}
+			if valueBytes(obj["data"], true) > maxDataBytes {
+				errs = append(errs, field.TooLong(field.NewPath("data"), "", maxDataBytes))
 			}
 			if old != nil && str(obj["type"]) != str(old["type"]) {
 				errs = append(errs, field.Invalid(field.NewPath("type"), obj["type"], "field is immutable"))

@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strconv"
 	"strings"
@@ -576,5 +577,28 @@ var _ = Describe("Strategic merge patch directives", fw.Area(area), func() {
 		r := smp(`{"data":{"$patch":"replace","c":"3"}}`)
 		Expect(r.JSON("data").Map()).To(HaveLen(1), "%s", r)
 		Expect(r.Str("data.c")).To(Equal("3"))
+	})
+})
+
+var _ = Describe("Size limits", fw.Area(area), func() {
+	f := fw.New(area)
+	const mib = 1 << 20
+
+	It("refuses a ConfigMap or Secret over 1 MiB and accepts one at the limit", fw.Req("RES-DATA-SIZE-LIMIT"), func() {
+		at := f.Post(f.ConfigMapsPath(), fw.ConfigMap(f.Name("at"), map[string]string{"k": strings.Repeat("x", mib)}))
+		Expect(at.Code).To(Equal(http.StatusCreated), "exactly 1 MiB of values is allowed: %d", at.Code)
+
+		// Over the limit only together: each map alone is under it.
+		over := fw.ConfigMap(f.Name("over"), map[string]string{"k": strings.Repeat("x", mib/2+1)})
+		over["binaryData"] = map[string]string{"b": base64.StdEncoding.EncodeToString(make([]byte, mib/2))}
+		r := f.Post(f.ConfigMapsPath(), over)
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("details.causes.0.reason")).To(Equal("FieldValueTooLong"), "%s", r.Str("message"))
+
+		secret := map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": f.Name("s")},
+			"data": map[string]string{"k": base64.StdEncoding.EncodeToString(make([]byte, mib+1))}}
+		r = f.Post("/api/v1/namespaces/"+f.Namespace+"/secrets", secret)
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("details.causes.0.reason")).To(Equal("FieldValueTooLong"), "%s", r.Str("message"))
 	})
 })
