@@ -24,6 +24,7 @@ type specFlags struct {
 	ignores    []string
 	exceptions string
 	servers    []string
+	crd        string
 	token      string
 	insecure   bool
 }
@@ -108,12 +109,21 @@ func newCompatCmd() *cobra.Command {
 OLD and NEW are Swagger 2.0 (/openapi/v2, api/openapi-spec/swagger.json) or
 OpenAPI 3 documents, directories of OpenAPI 3 documents (/openapi/v3/...), or
 CustomResourceDefinition manifests (YAML or JSON). With --server twice, both
-documents are fetched live from /openapi/v2.
+documents are fetched live from /openapi/v2. With --server and --crd NAME, the
+server's CRD is the old side and a manifest the new one: an operator's upgrade
+check (stored versions, storage version, conversion, printer columns,
+subresources, and every version's schema).
+
+Operations are compared too (removed, new required or retyped parameters,
+changed request/response body types); alpha API versions and alpha fields
+(feature-gated, marked alpha in their description) get the document's alpha
+rules: warnings, not errors.
 
 Exit codes: 0 no finding at or above --fail-on, 1 some, 2 unreadable input or bad usage.`,
 		Example: `  apiconform compat k8s-v1.35.4-swagger.json k8s-v1.36.3-swagger.json
   apiconform compat old-crd.yaml new-crd.yaml --format markdown --exceptions accepted.txt
-  apiconform compat --server https://old:6443 --server https://new:6443 --token $TOKEN`,
+  apiconform compat --server https://old:6443 --server https://new:6443 --token $TOKEN
+  apiconform compat --server https://cluster:6443 --crd widgets.example.com widgets-crd.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level, exceptions, err := f.prepare()
 			if err != nil {
@@ -125,6 +135,13 @@ Exit codes: 0 no finding at or above --fail-on, 1 some, 2 unreadable input or ba
 				if oldDoc, err = openapi.Load(args[0]); err == nil {
 					newDoc, err = openapi.Load(args[1])
 				}
+			case f.crd != "" && len(f.servers) == 1 && len(args) == 1:
+				// Upgrade check: the CRD as the server has it (with status.storedVersions) against a manifest.
+				if oldDoc, err = openapi.FetchCRD(cmd.Context(), f.servers[0], f.crd, openapi.FetchOptions{Token: f.token, InsecureSkipTLSVerify: f.insecure}); err == nil {
+					newDoc, err = openapi.Load(args[0])
+				}
+			case f.crd != "":
+				return withExit(exitUsage, errors.New("--crd NAME needs one --server (the live CRD) and one NEW manifest"))
 			case len(f.servers) == 2 && len(args) == 0:
 				if oldDoc, err = f.fetch(cmd.Context(), f.servers[0]); err == nil {
 					newDoc, err = f.fetch(cmd.Context(), f.servers[1])
@@ -139,5 +156,6 @@ Exit codes: 0 no finding at or above --fail-on, 1 some, 2 unreadable input or ba
 		},
 	}
 	f.register(cmd, "fetch /openapi/v2 from this API server; give it twice (old, then new) instead of OLD NEW")
+	cmd.Flags().StringVar(&f.crd, "crd", "", "with one --server and a NEW manifest: compare the server's CustomResourceDefinition NAME (and its status.storedVersions) with the manifest")
 	return cmd
 }

@@ -87,6 +87,9 @@ new-version-storage
 		{"bad exceptions file", []string{crdOld, crdNew, "--exceptions", badExceptions}, exitUsage, "RULE[:PATH]"},
 		{"missing exceptions file", []string{crdOld, crdNew, "--exceptions", "nope.txt"}, exitUsage, "nope.txt"},
 		{"unknown flag", []string{crdOld, crdNew, "--frobnicate"}, exitUsage, "unknown flag"},
+		{"JSON array names no Go type", []string{writeFile(t, "list.json", `[{"swagger":"2.0"}]`), crdOld}, exitUsage, "a JSON array, not an API description"},
+		{"dangling ref as written", []string{writeFile(t, "dangling.json", `{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{},"definitions":{"A":{"$ref":"#/definitions/Gone"}}}`), crdOld}, exitUsage, `$ref "#/definitions/Gone"`},
+		{"empty document", []string{writeFile(t, "empty.json", `{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{}}`), crdOld}, exitUsage, "empty document"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -139,6 +142,12 @@ func TestCompatJSONAndJUnit(t *testing.T) {
 // fakeAPIServer serves a document at /openapi/v2 on 127.0.0.1, optionally requiring a bearer token.
 func fakeAPIServer(t *testing.T, path, token string) *httptest.Server {
 	t.Helper()
+	return fakeAPIServerAt(t, "/openapi/v2", path, token)
+}
+
+// fakeAPIServerAt serves the file at path under urlPath, on 127.0.0.1 with TLS.
+func fakeAPIServerAt(t *testing.T, urlPath, path, token string) *httptest.Server {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +161,7 @@ func fakeAPIServer(t *testing.T, path, token string) *httptest.Server {
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)
 			return
 		}
-		if r.URL.Path != "/openapi/v2" {
+		if r.URL.Path != urlPath {
 			http.NotFound(w, r)
 			return
 		}
@@ -180,6 +189,46 @@ func TestCompatLiveServers(t *testing.T) {
 		{"wrong token", []string{"--server", oldSrv.URL, "--server", newSrv.URL, "--token", "wrong", "--insecure-skip-tls-verify"}, exitUsage, "HTTP 401"},
 		{"untrusted certificate", []string{"--server", oldSrv.URL, "--server", newSrv.URL, "--token", "s3cret"}, exitUsage, "certificate"},
 		{"one server", []string{"--server", oldSrv.URL}, exitUsage, "--server OLD --server NEW"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out := runSpecCheck(t, newCompatCmd, c.args...)
+			if code != c.want || !strings.Contains(out, c.out) {
+				t.Errorf("exit %d (want %d), output lacks %q?\n%s", code, c.want, c.out, out)
+			}
+		})
+	}
+}
+
+// TestCompatLiveCRD: the upgrade check of a manifest against the CRD a server has,
+// whose status.storedVersions still lists a version the manifest drops.
+func TestCompatLiveCRD(t *testing.T) {
+	const live = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},
+	  "spec":{"group":"example.com","names":{"kind":"Widget","plural":"widgets"},"scope":"Namespaced","conversion":{"strategy":"Webhook"},
+	    "versions":[{"name":"v1alpha1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}}},
+	                {"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]},
+	  "status":{"storedVersions":["v1alpha1","v1"]}}`
+	srv := fakeAPIServerAt(t, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com", writeFile(t, "live.json", live), "s3cret")
+	manifest := writeFile(t, "widgets.yaml", `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+`)
+	tls := []string{"--server", srv.URL, "--token", "s3cret", "--insecure-skip-tls-verify"}
+	cases := []struct {
+		name string
+		args []string
+		want int
+		out  string
+	}{
+		{"stored version dropped", append([]string{"--crd", "widgets.example.com", manifest}, tls...), exitFailed, "crd-stored-version-dropped"},
+		{"unknown CRD", append([]string{"--crd", "gadgets.example.com", manifest}, tls...), exitUsage, "HTTP 404"},
+		{"no manifest", append([]string{"--crd", "widgets.example.com"}, tls...), exitUsage, "--crd NAME needs one --server"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

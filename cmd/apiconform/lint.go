@@ -20,11 +20,21 @@ func newLintCmd() *cobra.Command {
 (file or directory) or CRD manifests, or the live /openapi/v2 of --server —
 against the API conventions that a schema shows: camelCase field names, no
 floats in spec, int32/int64 integers, list kinds, apiVersion/kind/metadata,
-spec/status split, conditions, fooSeconds durations, fooName/fooRef references,
-no maps of subobjects, policy-like bools, and RFC 3339 times.
+spec/status split, conditions (type/status, map list keyed by type,
+lastTransitionTime/reason/message/observedGeneration), list types on every
+array, bounded strings/arrays/numbers in CRDs, no phase fields, fooSeconds
+durations (integers, not strings), fooName/fooRef references, somethingTime
+RFC 3339 times, CamelCase enum values, no default on a required field, the
+status subresource, no nullable, no free-form objects, quantities for resource
+amounts, union discriminators, no maps of subobjects and policy-like bools.
 
-Kubernetes itself has accepted exceptions; record them with --format exceptions
-and pass the file back with --exceptions so a CI gate reports only new ones.
+Rules look at API objects (kinds served by resource endpoints, every CRD kind)
+and the types they use: discovery documents, option kinds, watch events and
+JSON Schema (JSONSchemaProps) are not API objects. Each rule says what it applies to.
+
+Kubernetes itself has accepted exceptions: spec/lint/kubernetes-exceptions.txt
+lists those of v1.36.3. Record your own with --format exceptions and pass the
+file back with --exceptions so a CI gate reports only new ones.
 
 Exit codes: 0 no finding at or above --fail-on, 1 some, 2 unreadable input or bad usage.`,
 		Example: `  apiconform lint k8s-v1.36.3-swagger.json --format exceptions > accepted.txt

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -114,10 +115,37 @@ func checkRequired(p *pair) {
 		if was[r] {
 			continue
 		}
-		if _, existed := p.o.Properties[r]; existed {
-			p.reportAt("/properties/"+openapi.EscapePointer(r), RequiredAdded, "optional field %q became required", r)
-		} else {
-			p.reportAt("/properties/"+openapi.EscapePointer(r), RequiredAdded, "new required field %q", r)
+		at := p.l.child("/properties/" + openapi.EscapePointer(r))
+		if _, existed := p.o.Properties[r]; !existed {
+			f := p.c.add(at, RequiredAdded, fmt.Sprintf("new required field %q", r))
+			if fc, ok := facts[p.l.def+"#"+r]; ok && fc.kind == "not-enforced" {
+				lower(f, openapi.Info, "annotation only: the release's validation does not enforce it ("+fc.why+")")
+			}
+			continue
+		}
+		f := p.c.add(at, RequiredAdded, fmt.Sprintf("optional field %q became required", r))
+		if why := p.annotationOnly(r); why != "" {
+			lower(f, openapi.Info, "annotation only: "+why)
+		}
+	}
+	// A dropped requirement is a relaxation like any other (values that were
+	// invalid become valid); a field that went entirely is reported as removed.
+	now := map[string]bool{}
+	for _, r := range p.n.Required {
+		now[r] = true
+	}
+	for _, r := range sortedSet(was) {
+		if _, still := p.n.Properties[r]; !still || now[r] {
+			continue
+		}
+		f := p.c.add(p.l.child("/properties/"+openapi.EscapePointer(r)), ValidationRelaxed, fmt.Sprintf("field %q is no longer required", r))
+		switch {
+		case describesRequired(p.n.Properties[r]):
+			lower(f, openapi.Info, "annotation only: its description still says it is required")
+		case p.c.new.Format != openapi.FormatCRD:
+			// kube-apiserver validates built-in types in Go code, not against this
+			// schema (a CRD's schema is enforced): the annotation alone admits nothing new.
+			lower(f, openapi.Warning, "built-in type: validated in code, so the dropped annotation alone makes no request valid; check the release's validation")
 		}
 	}
 }
@@ -360,7 +388,12 @@ func checkDefault(p *pair) {
 	switch {
 	case od == nil && nd == nil:
 	case od == nil:
-		p.report(DefaultAdded, "default %s added to an existing field", canonical(nd))
+		f := p.c.add(p.l, DefaultAdded, fmt.Sprintf("default %s added to an existing field", canonical(nd)))
+		if p.c.new.Format != openapi.FormatCRD && openapi.IsZeroValue(nd) {
+			// Built-in OpenAPI v3 writes the zero value as the default of non-pointer
+			// fields: an absent field decoded to it before the annotation too.
+			lower(f, openapi.Info, "the zero value, which an absent non-pointer field of a built-in type always decoded to")
+		}
 	case nd == nil:
 		p.report(DefaultChanged, "default %s removed", canonical(od))
 	case canonical(od) != canonical(nd):
@@ -391,21 +424,24 @@ func extString(ext map[string]any, key, unset string) string {
 // absent map-type means granular, absent patch strategy means replace.
 func checkListSemantics(p *pair) {
 	oe, ne := p.ext(true), p.ext(false)
-	isArray := typeString(p.n) == "array" || typeString(p.o) == "array"
-	listUnset := ""
-	if isArray {
-		listUnset = "atomic"
-	}
+	// An unset list type means atomic; on non-arrays (byte strings, refs) the
+	// generator's "atomic" means nothing, so unset and atomic are the same everywhere.
 	for _, x := range []struct{ key, rule, unset string }{
-		{"x-kubernetes-list-type", ListTypeChanged, listUnset},
+		{"x-kubernetes-list-type", ListTypeChanged, "atomic"},
 		{"x-kubernetes-list-map-keys", ListMapKeysChanged, ""},
 		{"x-kubernetes-map-type", MapTypeChanged, "granular"},
 		{"x-kubernetes-patch-strategy", PatchStrategyChanged, ""},
 		{"x-kubernetes-patch-merge-key", PatchMergeKeyChanged, ""},
 	} {
 		ov, nv := extString(oe, x.key, x.unset), extString(ne, x.key, x.unset)
-		if ov != nv {
-			p.report(x.rule, "%s changed from %s to %s", x.key, quoteOrUnset(ov), quoteOrUnset(nv))
+		if ov == nv {
+			continue
+		}
+		f := p.c.add(p.l, x.rule, fmt.Sprintf("%s changed from %s to %s", x.key, quoteOrUnset(ov), quoteOrUnset(nv)))
+		if x.rule == ListMapKeysChanged {
+			if why := p.keysExtendedByNewOptionalFields(ov, nv); why != "" {
+				lower(f, openapi.Info, why)
+			}
 		}
 	}
 }
@@ -453,4 +489,44 @@ func checkExtensions(p *pair) {
 			p.report(ExtensionChanged, "%s changed from %s to %s", k, canonical(ov), canonical(nv))
 		}
 	}
+}
+
+// keysExtendedByNewOptionalFields: list-map keys that only gained keys naming
+// fields the old items did not have and the new items do not require. Existing
+// items and every existing patch lack those fields, so they address the same items.
+func (p *pair) keysExtendedByNewOptionalFields(oldKeys, newKeys string) string {
+	ok, nk := strings.Split(oldKeys, ","), strings.Split(newKeys, ",")
+	if oldKeys == "" || len(nk) <= len(ok) {
+		return ""
+	}
+	for i := range ok {
+		if ok[i] != nk[i] {
+			return ""
+		}
+	}
+	oItem, nItem := p.c.itemSchema(p.c.old, p.o), p.c.itemSchema(p.c.new, p.n)
+	if oItem == nil || nItem == nil {
+		return ""
+	}
+	added := nk[len(ok):]
+	for _, k := range added {
+		if oItem.Properties[k] != nil || nItem.Properties[k] == nil || slices.Contains(nItem.Required, k) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("keys extended by new optional field(s) %s: existing items and patches, which lack them, keep their identity", strings.Join(added, ", "))
+}
+
+// itemSchema resolves the item schema of an array location.
+func (c *comparer) itemSchema(d *openapi.Document, s *openapi3.Schema) *openapi3.Schema {
+	if s == nil || s.Items == nil {
+		return nil
+	}
+	if ref := openapi.EffectiveRef(s.Items); ref != "" {
+		if t := d.Schemas[ref]; t != nil {
+			return t.Value
+		}
+		return nil
+	}
+	return s.Items.Value
 }

@@ -22,6 +22,8 @@ func Compare(oldDoc, newDoc *openapi.Document) *openapi.Report {
 		removedGVs: map[string]bool{},
 	}
 	c.compareVersions()
+	c.compareOperations()
+	c.compareCRDs()
 	for _, name := range oldDoc.Names {
 		if _, ok := newDoc.Schemas[name]; ok {
 			c.comparePair(name, name)
@@ -77,14 +79,15 @@ var statusLoosened = map[string]bool{
 	FieldBecameImmutable: true,
 }
 
-func (c *comparer) add(l loc, rule, msg string) {
+// add records a finding at the rule's level and returns it (nil when it was already recorded).
+func (c *comparer) add(l loc, rule, msg string) *openapi.Finding {
 	r, ok := registry[rule]
 	if !ok {
 		panic("compat: unregistered rule " + rule) // programming error, caught by tests
 	}
 	key := rule + "\x00" + l.def + "\x00" + l.ptr + "\x00" + msg
 	if c.seen[key] {
-		return
+		return nil
 	}
 	c.seen[key] = true
 	f := openapi.Finding{Rule: rule, Level: r.Level, Definition: l.def, Pointer: l.ptr, Message: msg}
@@ -96,6 +99,15 @@ func (c *comparer) add(l loc, rule, msg string) {
 		f.Note = joinNote(f.Note, "status field: the document allows tightening validation of status")
 	}
 	c.findings = append(c.findings, f)
+	return &c.findings[len(c.findings)-1]
+}
+
+// lower sets a finding's level down to level with the reason, if it is higher.
+func lower(f *openapi.Finding, level openapi.Level, why string) {
+	if f != nil && f.Level > level {
+		f.Level = level
+		f.Note = joinNote(f.Note, why)
+	}
 }
 
 // rollbackRules protect apiserver rollback (etcd must stay decodable); that holds for alpha versions too.
@@ -125,7 +137,58 @@ func (c *comparer) finish() {
 				f.Note = joinNote(f.Note, "alpha API version: compatibility is not strictly required")
 			}
 		}
+		if f.Level > openapi.Warning && !rollbackRules[f.Rule] {
+			if why := c.alphaFieldOf(f.Definition, f.Pointer); why != "" {
+				lower(f, openapi.Warning, why+": the document's alpha rules apply")
+			}
+		}
 	}
+}
+
+// alphaFieldOf reports why a location lies in an alpha field: on the way from its
+// definition (in either document), or because only alpha fields use the definition.
+func (c *comparer) alphaFieldOf(def, ptr string) string {
+	for _, d := range []*openapi.Document{c.new, c.old} {
+		if d.Schemas[def] == nil {
+			continue
+		}
+		if why := alphaAt(d, def, ptr); why != "" {
+			return why
+		}
+		if why := c.alphaDefinition(d, def, map[string]bool{}); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// alphaDefinition: a definition no kind declares, every use of which lies in an alpha field.
+func (c *comparer) alphaDefinition(d *openapi.Document, name string, visiting map[string]bool) string {
+	if len(d.Kinds[name]) > 0 || visiting[name] {
+		return ""
+	}
+	visiting[name] = true
+	referrers := d.Referrers(name)
+	if len(referrers) == 0 {
+		return ""
+	}
+	why := ""
+	for _, from := range referrers {
+		for _, e := range d.Edges(from) {
+			if e.Target != name {
+				continue
+			}
+			w := alphaAt(d, from, e.Pointer)
+			if w == "" {
+				w = c.alphaDefinition(d, from, visiting)
+			}
+			if w == "" {
+				return ""
+			}
+			why = "used only by alpha fields; " + w
+		}
+	}
+	return why
 }
 
 func (c *comparer) comparePair(oldName, newName string) {
@@ -228,7 +291,14 @@ func (c *comparer) definitionRemoved(name string) {
 	if gv := c.groupVersionOf(c.old, name); gv != "" && c.removedGVs[gv] {
 		return
 	}
-	c.add(loc{def: name}, DefinitionRemoved, fmt.Sprintf("definition %s is not in the new document", name))
+	f := c.add(loc{def: name}, DefinitionRemoved, fmt.Sprintf("definition %s is not in the new document", name))
+	// A kind dropped from a version that stays served, while another version of the
+	// group serves it in both releases, is a resource version removal.
+	if ks := c.old.Kinds[name]; len(ks) == 1 && c.old.Format != openapi.FormatCRD && !strings.Contains(ks[0].Version, "alpha") {
+		if repl := c.replacement(ks[0].Group, ks[0].Version, []string{ks[0].Kind}); repl != "" {
+			lower(f, openapi.Warning, fmt.Sprintf("kind %s stays served by %s in both releases: removing a version of a resource after the deprecation period is allowed (OpenAPI does not show the deprecation; check it was announced)", ks[0].Kind, repl))
+		}
+	}
 }
 
 // groupVersionOf finds the group/version a definition belongs to: its own GVK, or

@@ -34,6 +34,18 @@ const (
 	VersionRemoved        = "version-removed"
 	NewVersionPreferred   = "new-version-preferred"
 	NewVersionStorage     = "new-version-storage"
+
+	OperationRemoved     = "operation-removed"
+	ParameterRemoved     = "parameter-removed"
+	ParameterRequired    = "parameter-required-added"
+	ParameterTypeChanged = "parameter-type-changed"
+	BodyTypeChanged      = "body-type-changed"
+
+	StoredVersionDropped  = "crd-stored-version-dropped"
+	StorageVersionChanged = "crd-storage-version-changed"
+	ConversionChanged     = "crd-conversion-changed"
+	PrinterColumnRemoved  = "crd-printer-column-removed"
+	SubresourceChanged    = "crd-subresource-changed"
 )
 
 const (
@@ -42,6 +54,7 @@ const (
 	secVersions = "Changing the API § Alpha, Beta, and Stable Versions"
 	secEditing  = "Changing the API § Changing versioned APIs"
 	secSMP      = "API Conventions § Strategic Merge Patch / Lists and Simple kinds"
+	secCRD      = "Changing the API § Changing versioned APIs (CustomResourceDefinition versions)"
 )
 
 // registry holds every compat rule; rule functions below refer to them by ID.
@@ -96,6 +109,26 @@ func init() {
 		"Breaking compatibility of a beta or stable API version is not acceptable; alpha and beta versions may be removed only after deprecation, per the deprecation policy.")
 	register(NewVersionPreferred, openapi.Breaking, secGotchas,
 		"Do not add a new API version of an existing resource and make it the preferred version in the same release.")
+	register(OperationRemoved, openapi.Breaking, secCompat,
+		"Any API call (e.g. a structure POSTed to a REST endpoint) that succeeded before a change must succeed after it; the operation is gone from a version that is still served.")
+	register(ParameterRemoved, openapi.Breaking, secCompat,
+		"Any API call that succeeded before must succeed after the change; a parameter existing callers send is gone from the operation.")
+	register(ParameterRequired, openapi.Breaking, secCompat,
+		"A compatible change does not add a new required field or change which fields are required; an existing call without the parameter now fails.")
+	register(ParameterTypeChanged, openapi.Breaking, secCompat,
+		"A change must not alter the interpretation of existing values; a parameter's type or format changed.")
+	register(BodyTypeChanged, openapi.Breaking, secCompat,
+		"Any API call that succeeded before must succeed after it, and existing clients must understand the response; the request or response body of the operation names another type.")
+	register(StoredVersionDropped, openapi.Breaking, secCRD,
+		"Objects may still be stored in every version of status.storedVersions; the API server refuses a CRD that drops one of them from spec.versions until storage is migrated.")
+	register(StorageVersionChanged, openapi.Warning, secCRD,
+		"Changing the storage version leaves existing objects stored in the old one until they are rewritten; keep the old version served and migrate storage before removing it.")
+	register(ConversionChanged, openapi.Breaking, secCRD,
+		"A CRD serving versions with different schemas needs a conversion webhook; switching the strategy changes how every stored object is read in every version.")
+	register(PrinterColumnRemoved, openapi.Warning, secCRD,
+		"Additional printer columns are part of what users and scripts read from kubectl get; a removed column changes that output.")
+	register(SubresourceChanged, openapi.Breaking, secCRD,
+		"The status and scale subresources decide which endpoint writes which part of the object; removing one breaks its callers, adding status makes the main endpoint ignore status writes.")
 	register(NewVersionStorage, openapi.Breaking, secGotchas,
 		"Do not add a new API version of an existing resource and make it the storage version in the same release, so that a rollback of the apiserver does not leave etcd objects undecodable.")
 }

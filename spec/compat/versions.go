@@ -2,6 +2,7 @@ package compat
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,6 +63,10 @@ func (c *comparer) compareVersions() {
 			case strings.Contains(ov.version, "alpha"):
 				f.Level = openapi.Warning
 				f.Note = "alpha API version: compatibility is not strictly required"
+			case c.old.Format != openapi.FormatCRD && c.replacement(ov.group, ov.version, c.old.GroupVersions[key].Kinds) != "":
+				f.Level = openapi.Warning
+				f.Note = "its kinds stay served by " + c.replacement(ov.group, ov.version, c.old.GroupVersions[key].Kinds) +
+					" in both releases: removal after the deprecation period is allowed (OpenAPI does not show the deprecation; check it was announced)"
 			default:
 				f.Note = "no deprecation of the version is visible in the old document"
 			}
@@ -216,4 +221,38 @@ func fieldPointer(field string) string {
 		b.WriteString("/properties/" + openapi.EscapePointer(part) + suffix)
 	}
 	return b.String()
+}
+
+// replacement names the versions of group that serve every one of kinds, other than
+// version, in both documents ("" when some kind has none): the migration path the
+// deprecation policy requires before a version goes.
+func (c *comparer) replacement(group, version string, kinds []string) string {
+	if len(kinds) == 0 {
+		return ""
+	}
+	found := map[string]bool{}
+	for _, kind := range kinds {
+		ok := false
+		for _, gv := range c.old.KindVersions(kind) {
+			g, v := splitGV(gv)
+			// An alpha version is no migration path for a beta or GA one.
+			if g != group || v == version || strings.Contains(v, "alpha") && !strings.Contains(version, "alpha") ||
+				!slices.Contains(c.new.KindVersions(kind), gv) {
+				continue
+			}
+			ok = true
+			found[gv] = true
+		}
+		if !ok {
+			return ""
+		}
+	}
+	return strings.Join(sortedKeys(found), ", ")
+}
+
+func splitGV(gv string) (group, version string) {
+	if i := strings.LastIndex(gv, "/"); i >= 0 {
+		return gv[:i], gv[i+1:]
+	}
+	return "", gv
 }

@@ -29,6 +29,19 @@ const (
 	BoolPolicy         = "bool-looks-like-policy"
 	TimeRFC3339        = "time-rfc3339"
 	TimeFieldName      = "time-field-name"
+	ConditionsShape    = "conditions-shape"
+	ListType           = "list-type"
+	CRDBounds          = "crd-bounded"
+	CRDNumericBounds   = "crd-numeric-bounds"
+	PhaseField         = "phase-field"
+	NameReference      = "name-reference"
+	EnumCamelCase      = "enum-camelcase"
+	RequiredDefault    = "required-with-default"
+	StatusSubresource  = "status-subresource"
+	Nullable           = "nullable"
+	FreeFormObject     = "free-form-object"
+	Quantity           = "quantity"
+	UnionDiscriminator = "union-discriminator"
 )
 
 const conv = "API Conventions § "
@@ -45,7 +58,43 @@ var fieldRules []fieldRule
 var kindRules []kindRule
 
 func register(id string, level openapi.Level, section, statement string) {
-	registry[id] = openapi.Rule{ID: id, Level: level, Source: conv + section, Statement: statement}
+	registry[id] = openapi.Rule{ID: id, Level: level, Source: conv + section, Statement: statement, AppliesTo: appliesTo[id]}
+}
+
+// Where each rule looks. API objects are the kinds a resource endpoint serves
+// (every CRD kind); discovery documents, option kinds, watch events and
+// definitions mirroring an external format (JSON Schema) are not checked.
+const (
+	inObjects = "fields of API objects and the types they use"
+)
+
+var appliesTo = map[string]string{
+	FieldNameCamelCase: inObjects,
+	NoFloatInSpec:      inObjects + ", outside status",
+	IntegerFormat:      inObjects,
+	ListKind:           "kinds served by resource endpoints",
+	ObjectTypeMeta:     "kinds served by resource endpoints",
+	SpecStatusSplit:    "kinds served by resource endpoints",
+	ConditionFields:    "fields named conditions in API objects",
+	DurationSeconds:    "integer and string fields of API objects whose name or format says duration",
+	ReferenceNaming:    "fields of API objects holding an object reference",
+	NoMapOfSubobjects:  "map fields of API objects",
+	BoolPolicy:         "boolean fields of API objects",
+	TimeRFC3339:        "fields of API objects named like a time",
+	TimeFieldName:      "date-time fields of API objects",
+	ConditionsShape:    "fields named conditions in API objects",
+	ListType:           "array fields of API objects (not a list kind's items)",
+	CRDBounds:          "string and array fields of CRD schemas",
+	CRDNumericBounds:   "integer and number fields of CRD schemas",
+	PhaseField:         "fields named phase in API objects",
+	NameReference:      "string fields of API objects described as the name of another object",
+	EnumCamelCase:      "string enum values in API objects",
+	RequiredDefault:    "required fields of API objects",
+	StatusSubresource:  "CRD versions whose schema has a status field",
+	Nullable:           "fields of API objects",
+	FreeFormObject:     "object fields of API objects",
+	Quantity:           "scalar fields of API objects named for a resource amount (cpu, memory, storage)",
+	UnionDiscriminator: "objects in API objects whose fields form a union (oneOf/anyOf of required members)",
 }
 
 func init() {
@@ -75,8 +124,11 @@ func init() {
 		"Times (creationTimestamp, deletionTimestamp, ...) are strings holding an RFC 3339 date and time (format date-time).")
 	register(TimeFieldName, openapi.Info, "Naming conventions",
 		"The name of a field that specifies the time at which something occurs should be called somethingTime; do not use stamp (e.g. creationTimestamp).")
-	fieldRules = []fieldRule{checkFieldName, checkFloat, checkInteger, checkDuration, checkReference, checkMap, checkBool, checkTime, checkConditions}
-	kindRules = []kindRule{checkListKind, checkTypeMeta, checkSpecStatus}
+	registerMore()
+	fieldRules = []fieldRule{checkFieldName, checkFloat, checkInteger, checkDuration, checkReference, checkMap, checkBool, checkTime, checkConditions,
+		checkConditionsShape, checkListType, checkCRDBounds, checkPhase, checkNameReference, checkEnumCase, checkRequiredDefault,
+		checkNullable, checkFreeForm, checkQuantity, checkUnion}
+	kindRules = []kindRule{checkListKind, checkTypeMeta, checkSpecStatus, checkStatusSubresource}
 }
 
 // Rules lists the lint rules sorted by ID.
@@ -91,6 +143,7 @@ func Rules() []openapi.Rule {
 
 type linter struct {
 	doc      *openapi.Document
+	scope    *scope
 	findings []openapi.Finding
 }
 
@@ -102,7 +155,12 @@ type field struct {
 	name   string
 	ref    string // the definition the property names, if any
 	s      *openapi3.Schema
-	status bool // under a kind's status, or in a definition reached only through status
+	raw    *openapi3.SchemaRef // the property as written (extensions beside a $ref live here)
+	parent *openapi3.Schema    // the object holding the property
+	status bool                // under a kind's status, or in a definition reached only through status
+	crd    bool                // in a CRD schema (the API server enforces it as written)
+	// typeMeta: a kind's own apiVersion, kind or metadata, whose shape the API machinery fixes.
+	typeMeta bool
 }
 
 type kind struct {
@@ -123,11 +181,14 @@ func (f *field) report(rule, format string, args ...any) {
 
 // Lint checks every definition of d, including those reachable from no path.
 func Lint(d *openapi.Document) *openapi.Report {
-	l := &linter{doc: d}
+	l := &linter{doc: d, scope: newScope(d)}
 	for _, name := range d.Names {
+		if !l.scope.checked[name] {
+			continue // not an API object, nor used by one (discovery, options, JSON Schema)
+		}
 		root := d.Schemas[name]
 		statusDef := d.StatusOnly(name)
-		isKind := len(d.Kinds[name]) > 0
+		isKind := l.scope.objects[name]
 		if isKind && root.Value != nil {
 			k := &kind{l: l, def: name, gvks: d.Kinds[name], s: root.Value}
 			for _, rule := range kindRules {
@@ -141,8 +202,11 @@ func Lint(d *openapi.Document) *openapi.Report {
 			for _, pname := range sortedNames(s.Value.Properties) {
 				ps := s.Value.Properties[pname]
 				childPtr := ptr + "/properties/" + openapi.EscapePointer(pname)
-				f := &field{l: l, def: name, ptr: childPtr, name: pname, ref: openapi.EffectiveRef(ps), s: resolve(ps),
-					status: statusDef || (isKind && openapi.IsStatusPointer(childPtr))}
+				f := &field{l: l, def: name, ptr: childPtr, name: pname, ref: openapi.EffectiveRef(ps), s: resolve(ps), raw: ps, parent: s.Value,
+					status: statusDef || (isKind && openapi.IsStatusPointer(childPtr)), crd: d.Format == openapi.FormatCRD}
+				if isKind && ptr == "" && (pname == "apiVersion" || pname == "kind" || pname == "metadata") {
+					f.typeMeta = true
+				}
 				if f.s == nil {
 					continue
 				}
@@ -235,11 +299,17 @@ var unitRE = regexp.MustCompile(`(Seconds|Millis|Milliseconds|Minutes|Hours|Nano
 
 // checkDuration: duration-seconds.
 func checkDuration(f *field) {
-	if !is(f.s, "integer") || !durationWordRE.MatchString(f.name) || unitRE.MatchString(f.name) {
-		return
+	switch {
+	case is(f.s, "string") && (f.s.Format == "duration" || durationSuffixRE.MatchString(f.name)):
+		f.report(DurationSeconds, "duration field %q is a string; use an integer fooSeconds", f.name)
+	case !is(f.s, "integer") || !durationWordRE.MatchString(f.name) || unitRE.MatchString(f.name):
+	default:
+		f.report(DurationSeconds, "integer duration field %q does not name its unit (fooSeconds)", f.name)
 	}
-	f.report(DurationSeconds, "integer duration field %q does not name its unit (fooSeconds)", f.name)
 }
+
+// durationSuffixRE: names that end in a duration word, so a string there holds a duration ("30s").
+var durationSuffixRE = regexp.MustCompile(`(Timeout|Duration|Interval|Period|Delay|TTL|Ttl)$|^(timeout|duration|interval|period|delay|ttl)$`)
 
 var refSuffixRE = regexp.MustCompile(`(Ref|Refs)$`)
 
@@ -251,12 +321,16 @@ func isReferenceShape(s *openapi3.Schema) bool {
 	if s == nil || s.Properties["name"] == nil {
 		return false
 	}
+	identifies := false
 	for p := range s.Properties {
 		if !referenceFields[p] {
 			return false
 		}
+		// A bare {name} is a named subobject as much as a reference; a reference
+		// also says what it points at (kind, group, namespace or uid).
+		identifies = identifies || (p != "name" && p != "fieldPath" && p != "resourceVersion")
 	}
-	return true
+	return identifies
 }
 
 // checkReference: reference-naming. Fields holding an ObjectReference-like type
@@ -304,13 +378,15 @@ func checkBool(f *field) {
 // checkTime: time-rfc3339. A field named like a time must be a date-time string;
 // a date-time field should be called somethingTime (not ...Timestamp).
 func checkTime(f *field) {
-	timeLike := strings.HasSuffix(f.name, "Time") || strings.HasSuffix(f.name, "Timestamp")
+	timeLike := f.name == "time" || strings.HasSuffix(f.name, "Time") || strings.HasSuffix(f.name, "Timestamp")
 	dateTime := is(f.s, "string") && f.s.Format == "date-time"
 	switch {
 	case timeLike && !dateTime && !is(f.s, "array") && !is(f.s, "object"):
 		f.report(TimeRFC3339, "time field %q is not an RFC 3339 string (type %q, format %q)", f.name, typeOf(f.s), f.s.Format)
 	case dateTime && strings.HasSuffix(f.name, "Timestamp"):
 		f.report(TimeFieldName, "time field %q should be called somethingTime, not ...Timestamp", f.name)
+	case dateTime && !timeLike:
+		f.report(TimeFieldName, "time field %q should be called somethingTime", f.name)
 	}
 }
 

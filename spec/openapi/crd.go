@@ -23,6 +23,9 @@ type crdManifest struct {
 			Kind     string `json:"kind"`
 			ListKind string `json:"listKind"`
 		} `json:"names"`
+		Conversion *struct {
+			Strategy string `json:"strategy"`
+		} `json:"conversion"`
 		Versions []struct {
 			Name       string `json:"name"`
 			Served     bool   `json:"served"`
@@ -31,8 +34,16 @@ type crdManifest struct {
 			Schema     *struct {
 				OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
 			} `json:"schema"`
+			Subresources map[string]json.RawMessage `json:"subresources"`
+			Columns      []struct {
+				Name     string `json:"name"`
+				JSONPath string `json:"jsonPath"`
+			} `json:"additionalPrinterColumns"`
 		} `json:"versions"`
 	} `json:"spec"`
+	Status struct {
+		StoredVersions []string `json:"storedVersions"`
+	} `json:"status"`
 }
 
 // CRDDefinitionName names the schema of one CRD version: "group/version/Kind".
@@ -67,13 +78,26 @@ func loadCRDs(parts [][]byte, source string) (*Document, error) {
 		if m.Spec.Group == "" || m.Spec.Names.Kind == "" || len(m.Spec.Versions) == 0 {
 			return fmt.Errorf("%s: %s: CustomResourceDefinition %q lacks spec.group, spec.names.kind or spec.versions", source, where, m.Metadata.Name)
 		}
+		rk := m.Spec.Group + "/" + m.Spec.Names.Kind
+		info := CRDInfo{Name: m.Metadata.Name, Conversion: "None", StoredVersions: m.Status.StoredVersions}
+		if m.Spec.Conversion != nil && m.Spec.Conversion.Strategy != "" {
+			info.Conversion = m.Spec.Conversion.Strategy
+		}
+		d.CRDs[rk] = info
 		for _, v := range m.Spec.Versions {
 			if v.Name == "" {
 				return fmt.Errorf("%s: CustomResourceDefinition %q: a version has no name", source, m.Metadata.Name)
 			}
 			key := m.Spec.Group + "/" + v.Name
-			rk := m.Spec.Group + "/" + m.Spec.Names.Kind
-			d.CRDVersions[rk] = append(d.CRDVersions[rk], CRDVersion{Version: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated})
+			cv := CRDVersion{Version: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated}
+			for name := range v.Subresources {
+				cv.Subresources = append(cv.Subresources, name)
+			}
+			sort.Strings(cv.Subresources)
+			for _, c := range v.Columns {
+				cv.PrinterColumns = append(cv.PrinterColumns, PrinterColumn{Name: c.Name, JSONPath: c.JSONPath})
+			}
+			d.CRDVersions[rk] = append(d.CRDVersions[rk], cv)
 			g := d.groupVersion(key)
 			g.Served = g.Served || v.Served
 			g.Storage = g.Storage || v.Storage
@@ -111,6 +135,22 @@ func loadCRDs(parts [][]byte, source string) (*Document, error) {
 type CRDVersion struct {
 	Version                     string
 	Served, Storage, Deprecated bool
+	// Subresources are the names under subresources ("scale", "status"), sorted.
+	Subresources   []string
+	PrinterColumns []PrinterColumn
+}
+
+// PrinterColumn is one additionalPrinterColumns entry.
+type PrinterColumn struct{ Name, JSONPath string }
+
+// CRDInfo is what a CRD says about the resource as a whole.
+type CRDInfo struct {
+	Name string
+	// Conversion is spec.conversion.strategy ("None" when unset).
+	Conversion string
+	// StoredVersions is status.storedVersions: versions objects may still be stored in
+	// (known when the manifest came from a server).
+	StoredVersions []string
 }
 
 // PreferredCRDVersion returns the version of resource ("group/Kind") a client gets by

@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"sort"
@@ -28,6 +30,8 @@ type Document struct {
 	Kinds map[string][]GVK
 	// CRDVersions holds spec.versions of each CRD by "group/Kind" (CRD documents only).
 	CRDVersions map[string][]CRDVersion
+	// CRDs holds each CRD's conversion strategy and stored versions by "group/Kind".
+	CRDs map[string]CRDInfo
 
 	graphOnce sync.Once
 	edges     map[string][]Edge   // definition -> refs it holds
@@ -43,7 +47,24 @@ type Operation struct {
 	Method, Path, ID string
 	Deprecated       bool
 	Schemas          []string
+	// Parameters are the path, query and header parameters (the body is RequestBody).
+	Parameters []Parameter
+	// RequestBody and Responses (by 2xx status code) name the body's type: a
+	// definition name, or the JSON type for an inline schema ("" when there is none).
+	RequestBody string
+	Responses   map[string]string
 }
+
+// Parameter is one non-body parameter of an operation.
+type Parameter struct {
+	Name, In string
+	Required bool
+	// Type is the definition name, or the JSON type and format ("integer/int32", "array of string").
+	Type string
+}
+
+// Key identifies an operation across documents: "METHOD path".
+func (o Operation) Key() string { return o.Method + " " + o.Path }
 
 // String names the operation for reports: its operationId, else METHOD path.
 func (o Operation) String() string {
@@ -97,6 +118,7 @@ func newDocument(source, format string) *Document {
 		GroupVersions: map[string]*GroupVersion{},
 		Kinds:         map[string][]GVK{},
 		CRDVersions:   map[string][]CRDVersion{},
+		CRDs:          map[string]CRDInfo{},
 	}
 }
 
@@ -403,4 +425,48 @@ func VersionOfDefinition(name string) string {
 		}
 	}
 	return ""
+}
+
+// KindVersions lists the group/versions that declare a kind of this name, sorted.
+func (d *Document) KindVersions(kind string) []string {
+	seen := map[string]bool{}
+	for _, gvks := range d.Kinds {
+		for _, k := range gvks {
+			if k.Kind == kind {
+				seen[k.GroupVersion()] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for gv := range seen {
+		out = append(out, gv)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsZeroValue reports whether a JSON value is its type's zero value ("", 0, false, {}, []).
+func IsZeroValue(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == ""
+	case float64:
+		return x == 0
+	case bool:
+		return !x
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
+
+// JSONString renders a JSON value for a message.
+func JSONString(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

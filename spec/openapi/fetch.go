@@ -25,7 +25,20 @@ type FetchOptions struct {
 // Fetch downloads the Swagger 2.0 document a Kubernetes API server serves at
 // server + "/openapi/v2" and loads it.
 func Fetch(ctx context.Context, server string, opts FetchOptions) (*Document, error) {
-	url := strings.TrimRight(server, "/") + "/openapi/v2"
+	return fetchPath(ctx, server, "/openapi/v2", opts)
+}
+
+// FetchCRD downloads one CustomResourceDefinition (with its status.storedVersions)
+// from a server's apiextensions.k8s.io/v1 API and loads it.
+func FetchCRD(ctx context.Context, server, name string, opts FetchOptions) (*Document, error) {
+	if name == "" || strings.ContainsAny(name, "/?#") {
+		return nil, fmt.Errorf("invalid CustomResourceDefinition name %q", name)
+	}
+	return fetchPath(ctx, server, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, opts)
+}
+
+func fetchPath(ctx context.Context, server, path string, opts FetchOptions) (*Document, error) {
+	url := strings.TrimRight(server, "/") + path
 	client := opts.Client
 	if client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()

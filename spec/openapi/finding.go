@@ -53,6 +53,8 @@ type Rule struct {
 	Source string `json:"source"`
 	// Statement paraphrases the sentence of the document the rule enforces.
 	Statement string `json:"statement"`
+	// AppliesTo says what the rule checks ("arrays in API objects", "CRD schemas").
+	AppliesTo string `json:"appliesTo,omitempty"`
 }
 
 // Finding is one rule violated at one schema location, reported once however

@@ -9,10 +9,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -45,20 +48,33 @@ func Load(path string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	var docs []*Document
+	var files []string
 	for _, e := range entries {
 		ext := strings.ToLower(filepath.Ext(e.Name()))
-		if e.IsDir() || (ext != ".json" && ext != ".yaml" && ext != ".yml") {
-			continue
+		if !e.IsDir() && (ext == ".json" || ext == ".yaml" || ext == ".yml") {
+			files = append(files, filepath.Join(path, e.Name()))
 		}
-		d, err := Load(filepath.Join(path, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, d)
 	}
-	if len(docs) == 0 {
+	if len(files) == 0 {
 		return nil, fmt.Errorf("read %s: no .json or .yaml documents in the directory", path)
+	}
+	// Decoding dominates (a release's /openapi/v3 is ~16 MB): one file per CPU at a time.
+	docs := make([]*Document, len(files))
+	errs := make([]error, len(files))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			docs[i], errs[i] = Load(f)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first, in file order
+		}
 	}
 	return merge(path, docs), nil
 }
@@ -74,6 +90,9 @@ func LoadBytes(data []byte, source string) (*Document, error) {
 		// YAML: may hold several documents (a CRD manifest bundle).
 		return loadYAML(trimmed, source)
 	}
+	if trimmed[0] == '[' {
+		return nil, fmt.Errorf("%s: a JSON array, not an API description (want a Swagger 2.0, OpenAPI 3 or CustomResourceDefinition object)", source)
+	}
 	var probe struct {
 		Swagger    string `json:"swagger"`
 		OpenAPI    string `json:"openapi"`
@@ -81,18 +100,108 @@ func LoadBytes(data []byte, source string) (*Document, error) {
 		APIVersion string `json:"apiVersion"`
 	}
 	if err := json.Unmarshal(jsonData, &probe); err != nil {
-		return nil, fmt.Errorf("%s: not a JSON object: %w", source, err)
+		return nil, fmt.Errorf("%s: unreadable document header: %s", source, jsonProblem(err))
 	}
+	var (
+		d   *Document
+		err error
+	)
 	switch {
 	case probe.Swagger != "":
-		return loadSwagger2(jsonData, source, probe.Swagger)
+		d, err = loadSwagger2(jsonData, source, probe.Swagger)
 	case probe.OpenAPI != "":
-		return loadOpenAPI3(jsonData, source)
+		d, err = loadOpenAPI3(jsonData, source)
 	case probe.Kind == "CustomResourceDefinition" || probe.Kind == "List" || probe.Kind == "CustomResourceDefinitionList":
 		return loadCRDs([][]byte{jsonData}, source)
 	default:
 		return nil, fmt.Errorf("%s: neither Swagger 2.0 (\"swagger\"), OpenAPI 3 (\"openapi\") nor a CustomResourceDefinition", source)
 	}
+	if err != nil {
+		// Name a dangling reference as the document spells it (the converter
+		// reports Swagger's #/definitions/X as #/components/schemas/X).
+		if ref, at := danglingRef(jsonData); ref != "" {
+			return nil, fmt.Errorf("%s: invalid %s: $ref %q at %s points at nothing in the document", source, formatName(probe.Swagger), ref, at)
+		}
+		return nil, err
+	}
+	if len(d.Schemas) == 0 && len(d.Operations) == 0 {
+		return nil, fmt.Errorf("%s: empty document: a valid %s document with no definitions and no paths", source, d.Format)
+	}
+	return d, nil
+}
+
+func formatName(swagger string) string {
+	if swagger != "" {
+		return "Swagger 2.0"
+	}
+	return "OpenAPI 3"
+}
+
+// jsonProblem words a decoding error without Go type names.
+func jsonProblem(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected end of JSON input") {
+		return "not valid JSON: " + err.Error()
+	}
+	if errors.As(err, &typeErr) {
+		where := typeErr.Field
+		if where == "" {
+			where = "the top level"
+		}
+		return fmt.Sprintf("a JSON %s at %s where a string was expected", typeErr.Value, where)
+	}
+	return err.Error()
+}
+
+// danglingRef finds the first local $ref ("#/...") that resolves to nothing, with
+// the JSON pointer of the schema holding it.
+func danglingRef(data []byte) (ref, at string) {
+	var root any
+	if json.Unmarshal(data, &root) != nil {
+		return "", ""
+	}
+	var walk func(v any, ptr string) bool
+	walk = func(v any, ptr string) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			if r, ok := x["$ref"].(string); ok && strings.HasPrefix(r, "#/") && !resolves(root, r[1:]) {
+				ref, at = r, ptr
+				if at == "" {
+					at = "/"
+				}
+				return true
+			}
+			for _, k := range sortedKeysOf(x) {
+				if walk(x[k], ptr+"/"+EscapePointer(k)) {
+					return true
+				}
+			}
+		case []any:
+			for i, e := range x {
+				if walk(e, fmt.Sprintf("%s/%d", ptr, i)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	walk(root, "")
+	return ref, at
+}
+
+func resolves(root any, ptr string) bool {
+	cur := root
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		if cur, ok = m[unescapePointer(tok)]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func loadYAML(data []byte, source string) (*Document, error) {
@@ -209,6 +318,7 @@ func fromOpenAPI3(doc3 *openapi3.T, source, format string) (*Document, error) {
 			for method, op := range item.Operations() {
 				o := Operation{Method: strings.ToUpper(method), Path: path, ID: op.OperationID, Deprecated: op.Deprecated}
 				o.Schemas = operationSchemas(item, op)
+				describeOperation(&o, item, op)
 				d.Operations = append(d.Operations, o)
 				if hasGV {
 					g := d.groupVersion(gv)
@@ -264,6 +374,79 @@ func operationSchemas(item *openapi3.PathItem, op *openapi3.Operation) []string 
 	out := make([]string, 0, len(seen))
 	for n := range seen {
 		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// describeOperation records an operation's parameters and body types, which the
+// compat checker compares per operation.
+func describeOperation(o *Operation, item *openapi3.PathItem, op *openapi3.Operation) {
+	byKey := map[string]Parameter{}
+	for _, p := range append(append(openapi3.Parameters{}, item.Parameters...), op.Parameters...) {
+		if p == nil || p.Value == nil {
+			continue
+		}
+		// An operation's own parameter overrides the path item's of the same name and place.
+		byKey[p.Value.In+"\x00"+p.Value.Name] = Parameter{Name: p.Value.Name, In: p.Value.In, Required: p.Value.Required, Type: TypeName(p.Value.Schema)}
+	}
+	for _, k := range sortedKeysOf(byKey) {
+		o.Parameters = append(o.Parameters, byKey[k])
+	}
+	if op.RequestBody != nil && op.RequestBody.Value != nil {
+		o.RequestBody = contentType(op.RequestBody.Value.Content)
+	}
+	if op.Responses != nil {
+		for code, r := range op.Responses.Map() {
+			if strings.HasPrefix(code, "2") && r != nil && r.Value != nil {
+				if o.Responses == nil {
+					o.Responses = map[string]string{}
+				}
+				o.Responses[code] = contentType(r.Value.Content)
+			}
+		}
+	}
+}
+
+// contentType names the body type of the first media type that has a schema (JSON first).
+func contentType(c openapi3.Content) string {
+	if mt := c.Get("application/json"); mt != nil && mt.Schema != nil {
+		return TypeName(mt.Schema)
+	}
+	for _, k := range sortedKeysOf(c) {
+		if c[k] != nil && c[k].Schema != nil {
+			return TypeName(c[k].Schema)
+		}
+	}
+	return ""
+}
+
+// TypeName describes a schema for comparison: the definition it names, else its JSON
+// type and format, with the item type of arrays.
+func TypeName(s *openapi3.SchemaRef) string {
+	if s == nil {
+		return ""
+	}
+	if n := EffectiveRef(s); n != "" {
+		return n
+	}
+	if s.Value == nil || s.Value.Type == nil {
+		return ""
+	}
+	t := strings.Join(s.Value.Type.Slice(), ",")
+	if s.Value.Format != "" {
+		t += "/" + s.Value.Format
+	}
+	if s.Value.Type.Is("array") && s.Value.Items != nil {
+		t += " of " + TypeName(s.Value.Items)
+	}
+	return t
+}
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
@@ -330,6 +513,9 @@ func merge(source string, docs []*Document) *Document {
 		for k, vs := range part.CRDVersions {
 			d.CRDVersions[k] = append(d.CRDVersions[k], vs...)
 		}
+		for k, info := range part.CRDs {
+			d.CRDs[k] = info
+		}
 		for n, ks := range part.Kinds {
 			if _, ok := d.Kinds[n]; !ok {
 				d.Kinds[n] = ks
@@ -352,3 +538,9 @@ func merge(source string, docs []*Document) *Document {
 }
 
 var errNoCRD = errors.New("no CustomResourceDefinition in the document")
+
+// GroupVersionOfPath returns the "group/version" (or "v1" for core) an API path serves, or "".
+func GroupVersionOfPath(path string) string {
+	gv, _ := groupVersionFromPath(path)
+	return gv
+}

@@ -13,7 +13,12 @@ import (
 func TestLoadBytesRejectsWhatItCannotRead(t *testing.T) {
 	cases := []struct{ name, data, want string }{
 		{"empty", "  ", "empty document"},
-		{"broken JSON", `{"swagger":`, "not a JSON object"},
+		{"broken JSON", `{"swagger":`, "not valid JSON"},
+		{"JSON array", `[{"swagger":"2.0"}]`, "a JSON array, not an API description"},
+		{"wrong header type", `{"swagger":2}`, "a JSON number at swagger where a string was expected"},
+		{"empty Swagger 2.0", `{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{}}`, "empty document: a valid swagger-2.0 document with no definitions and no paths"},
+		{"empty OpenAPI 3", `{"openapi":"3.0.0","info":{"title":"t","version":"1"},"paths":{}}`, "empty document"},
+		{"dangling Swagger ref", `{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{},"definitions":{"A":{"type":"object","properties":{"b":{"$ref":"#/definitions/Missing"}}}}}`, `$ref "#/definitions/Missing" at /definitions/A/properties/b points at nothing`},
 		{"unknown JSON", `{"hello":"world"}`, "neither"},
 		{"YAML scalar", "just some text", "holds no object"},
 		{"Swagger 1.2", `{"swagger":"1.2"}`, "unsupported swagger version"},

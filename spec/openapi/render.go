@@ -111,7 +111,11 @@ func renderMarkdown(w io.Writer, r *Report) error {
 		b.WriteString("### Rules\n\n")
 		for _, rule := range r.Rules {
 			if used[rule.ID] {
-				fmt.Fprintf(&b, "- `%s` (%s) — %s: %s\n", rule.ID, rule.Level, rule.Source, rule.Statement)
+				applies := ""
+				if rule.AppliesTo != "" {
+					applies = " Applies to " + rule.AppliesTo + "."
+				}
+				fmt.Fprintf(&b, "- `%s` (%s) — %s: %s%s\n", rule.ID, rule.Level, rule.Source, rule.Statement, applies)
 			}
 		}
 	}
