@@ -174,10 +174,17 @@ func TestFinalizersAndPreconditions(t *testing.T) {
 	}
 	cur := c.do("GET", base+"/fin", nil)
 	c.mustCode(cur, 200)
-	// deletionTimestamp cannot be unset.
+	// deletionTimestamp cannot be unset: like kube-apiserver, the server
+	// answers 200 and keeps the stored value.
 	obj := cur.JSON
 	delete(obj["metadata"].(map[string]any), "deletionTimestamp")
-	c.mustCode(c.do("PUT", base+"/fin", obj), 422)
+	put := c.do("PUT", base+"/fin", obj)
+	c.mustCode(put, 200)
+	if got := put.str("metadata.deletionTimestamp"); got != ts {
+		t.Fatalf("PUT without deletionTimestamp left %q, want %q kept", got, ts)
+	}
+	// Nor can a finalizer be added while the object is being deleted.
+	c.mustCode(c.do("PATCH", base+"/fin", `{"metadata":{"finalizers":["example.com/hold","example.com/more"]}}`, "Content-Type", "application/merge-patch+json"), 422)
 	// Removing the last finalizer removes the object.
 	r := c.do("PATCH", base+"/fin", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
 	c.mustCode(r, 200)
@@ -247,8 +254,11 @@ func TestDiscoveryAndHealth(t *testing.T) {
 		t.Fatalf("/api: %s", a.Body)
 	}
 	apis := c.do("GET", "/apis", nil, "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json")
-	if apis.Header.Get("Content-Type") != "application/json" || apis.str("kind") != "APIGroupList" || apis.str("groups.0.name") != "apiextensions.k8s.io" {
+	if apis.Header.Get("Content-Type") != "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" || apis.str("kind") != "APIGroupDiscoveryList" {
 		t.Fatalf("/apis: %s", apis.Body)
+	}
+	if legacy := c.do("GET", "/apis", nil); legacy.str("kind") != "APIGroupList" || legacy.str("groups.0.name") != "authentication.k8s.io" {
+		t.Fatalf("/apis: %s", legacy.Body)
 	}
 	v1 := c.do("GET", "/api/v1", nil)
 	found := false
