@@ -2,7 +2,13 @@ package apiserver
 
 import (
 	"mime"
+	"net/http"
+	"strconv"
 	"strings"
+
+	"github.com/munnerz/goautoneg"
+
+	"github.com/apiconform/apiconform/refserver/registry"
 )
 
 // format is the representation chosen for a response.
@@ -12,35 +18,77 @@ const (
 	formatJSON format = iota
 	formatYAML
 	formatTable
+	formatProtobuf
 )
 
-// negotiate picks the first Accept entry the server can serve.
-func negotiate(accept string) (format, bool) {
+// accepts parses an Accept header in kube-apiserver's order: by q, then by
+// specificity, stable otherwise.
+func accepts(accept string) []goautoneg.Accept {
+	return goautoneg.ParseAccept(accept)
+}
+
+// negotiateFor picks the first Accept entry the server can serve; protobuf
+// only when the kind has a protobuf form. Tables are JSON only.
+func negotiateFor(accept string, protobufOK bool) (format, bool) {
 	if strings.TrimSpace(accept) == "" {
 		return formatJSON, true
 	}
-	for _, part := range strings.Split(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
+	for _, a := range accepts(accept) {
+		mt := a.Type + "/" + a.SubType
+		as := a.Params["as"]
 		switch mt {
 		case "application/json", "*/*", "application/*":
-			switch params["as"] {
+			switch as {
 			case "":
 				return formatJSON, true
 			case "Table":
-				if params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") {
+				if a.Params["g"] == "meta.k8s.io" && (a.Params["v"] == "v1" || a.Params["v"] == "v1beta1") {
 					return formatTable, true
 				}
 			}
 		case "application/yaml":
-			if params["as"] == "" {
+			if as == "" {
 				return formatYAML, true
+			}
+		case protobufType:
+			if as == "" && protobufOK {
+				return formatProtobuf, true
 			}
 		}
 	}
 	return formatJSON, false
+}
+
+// negotiateKind is the early Accept check of a resource request: a custom
+// resource has no protobuf form, and its 406 is the custom resource
+// handler's (kube-apiserver answers it before acting, even for a create).
+func negotiateKind(accept string, k *registry.Kind, version string) (format, error) {
+	pb := kindHasProtobuf(k.Group, version, k.Kind)
+	f, ok := negotiateFor(accept, pb)
+	switch {
+	case ok:
+		return f, nil
+	case pb:
+		return f, errNotAcceptable()
+	}
+	return f, errNotAcceptableCustom()
+}
+
+// isPretty reports whether JSON is indented: ?pretty=<true> (strconv's
+// booleans), else a browser, curl or wget User-Agent, as kube-apiserver's
+// negotiation decides; the media type's pretty=1 parameter too.
+func isPretty(r *http.Request) bool {
+	if r == nil {
+		return false
+	}
+	if strings.Contains(r.URL.RawQuery, "pretty") {
+		if pp := r.URL.Query().Get("pretty"); pp != "" {
+			b, _ := strconv.ParseBool(pp)
+			return b
+		}
+	}
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
 }
 
 // bodyFormat classifies a request Content-Type: json, yaml, or unsupported.

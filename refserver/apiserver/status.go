@@ -49,7 +49,17 @@ var (
 			Message: "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"}}
 	}
 	errNotAcceptable = func() error {
-		return plainStatus(406, metav1.StatusReasonNotAcceptable, "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/json;stream=watch")
+		return plainStatus(406, metav1.StatusReasonNotAcceptable, "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch")
+	}
+	// errNotAcceptableCustom is the custom resource handler's 406 (no details).
+	errNotAcceptableCustom = func() error {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 406, Reason: metav1.StatusReasonNotAcceptable,
+			Message: "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"}}
+	}
+	// errNotAcceptableWatch: a watch has only the stream media types.
+	errNotAcceptableWatch = func() error {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 406, Reason: metav1.StatusReasonNotAcceptable,
+			Message: "only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"}}
 	}
 	errUnauthorized = func() error {
 		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 401, Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized"}}
@@ -65,16 +75,32 @@ func writeStatus(w http.ResponseWriter, r *http.Request, err error) {
 	writeObject(w, r, int(st.Code), st)
 }
 
-// writeObject renders v as JSON, or YAML when the client asked for it.
+// writeObject renders v in the negotiated media type: JSON (compact unless
+// isPretty), YAML, or protobuf for kinds that have a protobuf form. A client
+// that accepts only protobuf for a value without one gets the custom
+// resource handler's 406.
 func writeObject(w http.ResponseWriter, r *http.Request, code int, v any) {
-	body, err := marshalOrdered(v)
-	if err != nil {
-		code, body = 500, []byte(fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":%q,"reason":"InternalError","code":500}`, err.Error()))
+	ct, pretty, ok := responseType(r, v)
+	if !ok {
+		writeStatus(w, r, errNotAcceptableCustom())
+		return
 	}
-	ct := "application/json"
-	if r != nil && wantsYAML(r.Header.Get("Accept")) {
-		if y, err := yaml.JSONToYAML(body); err == nil {
-			body, ct = y, "application/yaml"
+	var body []byte
+	if ct == protobufType {
+		body, _ = encodeProtobuf(v)
+	} else {
+		var err error
+		body, err = marshalOrdered(v, pretty)
+		if err != nil {
+			code, body = 500, []byte(fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":%q,"reason":"InternalError","code":500}`, err.Error()))
+			ct = "application/json"
+		}
+		if ct == "application/yaml" {
+			if y, err := yaml.JSONToYAML(body); err == nil {
+				body = y
+			} else {
+				ct = "application/json"
+			}
 		}
 	}
 	w.Header().Set("Content-Type", ct)
@@ -83,31 +109,72 @@ func writeObject(w http.ResponseWriter, r *http.Request, code int, v any) {
 	_, _ = w.Write(body)
 }
 
-func wantsYAML(accept string) bool {
-	for _, part := range strings.Split(accept, ",") {
-		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
-		switch mt {
-		case "application/yaml":
-			return true
+// writeIndented renders v as indented JSON whatever the request says, as
+// kube-apiserver does for / and /version.
+func writeIndented(w http.ResponseWriter, code int, v any) {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		code, body = 500, []byte(err.Error())
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+// responseType picks the media type for v from the request's Accept; ok is
+// false when protobuf was the only acceptable type and v has none.
+func responseType(r *http.Request, v any) (ct string, pretty bool, ok bool) {
+	pretty = isPretty(r)
+	if r == nil || strings.TrimSpace(r.Header.Get("Accept")) == "" {
+		return "application/json", pretty, true
+	}
+	refused := false
+	for _, a := range accepts(r.Header.Get("Accept")) {
+		switch a.Type + "/" + a.SubType {
 		case "application/json", "*/*", "application/*":
-			return false
+			return "application/json", pretty || a.Params["pretty"] == "1", true
+		case "application/yaml":
+			if a.Params["as"] == "" {
+				return "application/yaml", pretty, true
+			}
+		case protobufType:
+			if a.Params["as"] != "" {
+				continue
+			}
+			if _, can := typedOf(v); can {
+				return protobufType, false, true
+			}
+			refused = true
 		}
 	}
-	return false
+	return "application/json", pretty, !refused
 }
 
 // marshalOrdered writes kind, apiVersion and metadata first at the top level
-// of a map (the order kube-apiserver gives typed objects), the rest sorted.
-func marshalOrdered(v any) ([]byte, error) {
+// of a map (the order kube-apiserver gives typed objects), the rest sorted;
+// indented as json.MarshalIndent does, or compact with the trailing newline
+// of kube-apiserver's encoder.
+func marshalOrdered(v any, pretty bool) ([]byte, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return json.MarshalIndent(v, "", "  ")
+		if pretty {
+			return json.MarshalIndent(v, "", "  ")
+		}
+		b, err := json.Marshal(v)
+		return append(b, '\n'), err
 	}
 	var buf bytes.Buffer
 	buf.WriteString("{")
 	first := true
 	write := func(k string, val any) error {
-		b, err := json.MarshalIndent(val, "  ", "  ")
+		var b []byte
+		var err error
+		if pretty {
+			b, err = json.MarshalIndent(val, "  ", "  ")
+		} else {
+			b, err = json.Marshal(val)
+		}
 		if err != nil {
 			return err
 		}
@@ -116,14 +183,19 @@ func marshalOrdered(v any) ([]byte, error) {
 		}
 		first = false
 		kb, _ := json.Marshal(k)
-		buf.WriteString("\n  ")
+		if pretty {
+			buf.WriteString("\n  ")
+		}
 		buf.Write(kb)
-		buf.WriteString(": ")
+		if pretty {
+			buf.WriteString(": ")
+		} else {
+			buf.WriteString(":")
+		}
 		buf.Write(b)
 		return nil
 	}
-	lead := []string{"kind", "apiVersion", "metadata"}
-	for _, k := range lead {
+	for _, k := range []string{"kind", "apiVersion", "metadata"} {
 		if val, ok := m[k]; ok {
 			if err := write(k, val); err != nil {
 				return nil, err
@@ -142,6 +214,10 @@ func marshalOrdered(v any) ([]byte, error) {
 			return nil, err
 		}
 	}
-	buf.WriteString("\n}")
+	if pretty {
+		buf.WriteString("\n}")
+	} else {
+		buf.WriteString("}\n")
+	}
 	return buf.Bytes(), nil
 }

@@ -39,11 +39,18 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 			timeout = time.Duration(n) * time.Second
 		}
 	}
+	if f == formatYAML {
+		return errNotAcceptableWatch()
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	flusher, _ := w.(http.Flusher)
+	ct := "application/json"
+	if f == formatProtobuf {
+		ct = protobufType + ";stream=watch"
+	}
 	start := func() {
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", ct)
 		w.Header().Set("Cache-Control", "no-cache, private")
 		w.WriteHeader(200)
 		if flusher != nil {
@@ -52,7 +59,15 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 	}
 	enc := json.NewEncoder(w)
 	write := func(ev watchEvent) bool {
-		if err := enc.Encode(ev); err != nil {
+		if f == formatProtobuf {
+			frame, ok := protobufWatchFrame(ev.Type, ev.Object)
+			if !ok {
+				return false
+			}
+			if _, err := w.Write(frame); err != nil {
+				return false
+			}
+		} else if err := enc.Encode(ev); err != nil {
 			return false
 		}
 		if flusher != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -24,6 +25,11 @@ func crdKind(r *Registry) *Kind {
 		Group: crdGroup, Versions: []string{"v1"}, Resource: "customresourcedefinitions", Singular: "customresourcedefinition",
 		Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"}, StatusSubresource: true, TrackGeneration: true,
+		// The Go type decides unknown fields under field validation and the
+		// strategic merge patch rules, as for kube-apiserver; TypedFor rather
+		// than Typed keeps the schema-based field manager.
+		TypedFor:       func(string) func() any { return func() any { return &apiextensionsv1.CustomResourceDefinition{} } },
+		StrategicMerge: apiextensionsv1.CustomResourceDefinition{},
 		Prepare: func(obj, old Object) {
 			spec := mapOf(obj["spec"])
 			if spec == nil {

@@ -4,6 +4,7 @@ package all
 
 import (
 	_ "github.com/apiconform/apiconform/suites/apply"
+	_ "github.com/apiconform/apiconform/suites/clients"
 	_ "github.com/apiconform/apiconform/suites/compatibility"
 	_ "github.com/apiconform/apiconform/suites/conventions"
 	_ "github.com/apiconform/apiconform/suites/deletion"
