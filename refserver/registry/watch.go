@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strconv"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/apiconform/apiconform/refserver/faults"
 	"github.com/apiconform/apiconform/refserver/rvplan"
@@ -62,9 +66,18 @@ var ErrTooSlow = storage.ErrWatcherTooSlow
 
 // Watch starts a watch per the plan. A watch from a compacted revision
 // returns a 410 Expired StatusError which the HTTP layer sends as an ERROR event.
+//
+// The initial state (the synthetic ADDED events) is read from the store at
+// once, as shared bytes, but decoded by the watch's goroutine one object at
+// a time as it is sent: a selector is tried on the object's metadata before
+// the object is decoded, each decode waits for one of a few process-wide
+// decoding slots, and all of it stops as soon as ctx ends. Many watches of
+// a large collection that their clients abandon therefore cost little and
+// leave nothing running. Once the initial state is handed over, the
+// context's WithInitDone callback runs (the in-flight limit's watch slot).
 func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan rvplan.Plan, sel Selector) (*Watch, error) {
 	prefix := prefixOf(k, ns)
-	var initial []Object
+	var initial []storage.KeyValue
 	after := plan.Revision
 	sendInitial := plan.InitialEvents
 	if (plan.Mode == rvplan.Latest || plan.Mode == rvplan.Any) && r.faults.Has(faults.NoSyntheticAdded) {
@@ -82,12 +95,7 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		}
 		after = res.Revision
 		if sendInitial {
-			for _, kv := range res.Items {
-				obj, err := r.decode(k, version, kv, 0)
-				if err == nil && sel.Matches(k, obj) {
-					initial = append(initial, obj)
-				}
-			}
+			initial = res.Items
 		}
 	} else if c := r.store.CompactedRevision(); after < c {
 		return nil, rvplan.WatchTooOld(after, c)
@@ -104,11 +112,13 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		}
 		return nil, r.storeErr(k, "", err)
 	}
+	initDone := initDoneOf(ctx)
 	w := &Watch{events: make(chan WatchEvent), watcher: sw, cancel: cancel, done: make(chan struct{}), start: after}
 	go func() {
 		defer close(w.done)
 		defer close(w.events)
 		defer sw.Stop()
+		defer initDone()
 		send := func(ev WatchEvent) bool {
 			select {
 			case w.events <- ev:
@@ -117,16 +127,19 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 				return false
 			}
 		}
-		for _, obj := range initial {
-			if !send(WatchEvent{Type: Added, Object: obj, Revision: after}) {
-				return
-			}
+		if err := r.sendInitial(wctx, k, version, sel, initial, after, send); err != nil {
+			// A stored object that cannot be read ends the watch with an
+			// ERROR event naming it, never with a silent gap.
+			w.err = err
+			send(errorEvent(err))
+			return
 		}
 		if plan.InitialEventsEndBookmark {
 			if !send(WatchEvent{Type: Bookmark, Revision: after, InitialEventsEnd: true}) {
 				return
 			}
 		}
+		initDone()
 		for {
 			select {
 			case <-wctx.Done():
@@ -134,6 +147,9 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 			case ev, ok := <-sw.Events():
 				if !ok {
 					w.err = sw.Err()
+					if errors.Is(w.err, storage.ErrCorrupt) {
+						send(errorEvent(r.storeErr(k, "", w.err)))
+					}
 					return
 				}
 				out, ok := r.translate(k, version, ev, sel)
@@ -144,6 +160,125 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		}
 	}()
 	return w, nil
+}
+
+// initBatch is how many initial objects a watch decodes per decoding slot:
+// one, so that a watch whose client reads slowly holds one decoded object.
+const initBatch = 1
+
+// initSlots bounds the watches decoding their initial state at one time,
+// process-wide: the work is CPU-bound, so more than a few at once only
+// makes every one of them slower.
+var initSlots = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+
+// sendInitial sends the ADDED events of the initial state. It returns nil
+// when done or when ctx ended (the caller stops either way).
+func (r *Registry) sendInitial(ctx context.Context, k *Kind, version string, sel Selector, items []storage.KeyValue, rev int64, send func(WatchEvent) bool) error {
+	batch := make([]Object, 0, initBatch)
+	for len(items) > 0 {
+		select {
+		case initSlots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		for len(items) > 0 && len(batch) < initBatch && ctx.Err() == nil {
+			kv := items[0]
+			items = items[1:]
+			if !sel.Empty() && !metadataMayMatch(k, sel, kv.Value) {
+				continue
+			}
+			obj, err := r.decode(k, version, kv, 0)
+			if err != nil {
+				<-initSlots
+				return err
+			}
+			if sel.Matches(k, obj) {
+				batch = append(batch, obj)
+			}
+		}
+		<-initSlots
+		for i, obj := range batch {
+			if !send(WatchEvent{Type: Added, Object: obj, Revision: rev}) {
+				return nil
+			}
+			batch[i] = nil
+		}
+		batch = batch[:0]
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// storedMeta is the part of a stored object a selector may look at without
+// decoding the whole object.
+type storedMeta struct {
+	Metadata struct {
+		Name      string            `json:"name"`
+		Namespace string            `json:"namespace"`
+		Labels    map[string]string `json:"labels"`
+	} `json:"metadata"`
+}
+
+// metadataMayMatch is the cheap pass of a selector over a stored object's
+// metadata. False means the object is certainly not selected; true means it
+// may be (field selectors on kind-specific fields need the whole object).
+func metadataMayMatch(k *Kind, sel Selector, value []byte) bool {
+	var m storedMeta
+	if json.Unmarshal(value, &m) != nil {
+		return true // the full decode reports it
+	}
+	if sel.Labels != nil && !sel.Labels.Empty() && !sel.Labels.Matches(labels.Set(m.Metadata.Labels)) {
+		return false
+	}
+	if sel.Fields == nil || sel.Fields.Empty() {
+		return true
+	}
+	set := fields.Set{"metadata.name": m.Metadata.Name}
+	if k.Namespaced {
+		set["metadata.namespace"] = m.Metadata.Namespace
+	}
+	for _, req := range sel.Fields.Requirements() {
+		if _, ok := set[req.Field]; !ok {
+			return true
+		}
+	}
+	return sel.Fields.Matches(set)
+}
+
+// errorEvent is an ERROR event carrying err's Status.
+func errorEvent(err error) WatchEvent {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		se = apierrors.NewInternalError(err)
+	}
+	st := se.Status()
+	st.Kind, st.APIVersion = "Status", "v1"
+	var obj Object
+	if b, err := json.Marshal(st); err == nil {
+		_ = json.Unmarshal(b, &obj)
+	}
+	return WatchEvent{Type: Error, Object: obj}
+}
+
+type initDoneKey struct{}
+
+// WithInitDone returns a context whose watches call done once their
+// initial state has been delivered (or the watch ended first): the HTTP
+// layer counts watch initialisation against its in-flight limit until then.
+func WithInitDone(ctx context.Context, done func()) context.Context {
+	return context.WithValue(ctx, initDoneKey{}, done)
+}
+
+// initDoneOf returns the context's callback, safe to call more than once.
+func initDoneOf(ctx context.Context) func() {
+	done, _ := ctx.Value(initDoneKey{}).(func())
+	if done == nil {
+		return func() {}
+	}
+	var once sync.Once
+	return func() { once.Do(done) }
 }
 
 // translate turns a store event into a watch event, applying the selector:

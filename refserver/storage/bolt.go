@@ -4,9 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"runtime/debug"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // File layout. Bucket "revisions" maps an 8-byte big-endian revision to the
@@ -14,7 +18,8 @@ import (
 // (the uncompacted log plus, for each live key, its value as of the
 // compacted revision). Bucket "meta" holds the current and compacted
 // revisions. Previous values (PrevValue, a deletion's Value) are not stored:
-// they are the key's preceding version, rebuilt at load.
+// they are the key's preceding version, rebuilt at load. record.go has the
+// record format.
 var (
 	bucketRevisions = []byte("revisions")
 	bucketMeta      = []byte("meta")
@@ -22,25 +27,42 @@ var (
 	metaCompacted   = []byte("compacted")
 )
 
-const (
-	recordPut    byte = 'P'
-	recordDelete byte = 'D'
-)
-
 // OpenBolt opens (or creates) a store persisted in a bbolt file. Reads and
 // watches are served by the same in-memory engine as NewMemory; every write
 // and compaction is committed to the file (fsync) before it returns, and
 // reopening restores keys, values, revisions, the uncompacted history and
 // the revision counter.
+//
+// An existing file is first opened read-only and checked whole: bbolt's
+// own consistency check, the file's length against its pages, and every
+// record with its checksums. Only a file that passes is opened read-write,
+// so a file that is refused is left byte for byte as it was. A missing file
+// is created; an empty (0-byte) one is refused with ErrEmptyFile unless
+// Options.AllowEmptyFile is set, because it usually means the data is gone.
+// A value that fails its checksum does not stop the open: reads of that key
+// at that revision fail with ErrCorrupt. Records written before checksums
+// existed are rewritten with them, and Options.Logf says so.
 func OpenBolt(path string, opts Options) (*MVCCStore, error) {
+	s := newStore(opts)
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("storage: %w", err)
+	case info.Size() == 0 && !opts.AllowEmptyFile:
+		return nil, fmt.Errorf("storage: %s: %w", path, ErrEmptyFile)
+	case info.Size() > 0:
+		if err := s.loadChecked(path, info.Size()); err != nil {
+			return nil, fmt.Errorf("storage: %s: %w (the file was left unchanged: restore it from a backup, or move it away to start an empty store)", path, err)
+		}
+	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	s := newStore(opts)
-	if err := s.load(db); err != nil {
+	if err := s.prepareFile(db); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("storage: load %s: %w", path, err)
+		return nil, fmt.Errorf("storage: %s: %w", path, err)
 	}
 	s.persist = &boltPersister{db: db}
 	if err := s.ApplyRetention(); err != nil {
@@ -49,6 +71,82 @@ func OpenBolt(path string, opts Options) (*MVCCStore, error) {
 	}
 	s.startSweep()
 	return s, nil
+}
+
+// loadChecked validates the file read-only and loads it. A fault while
+// reading the mapped file (pages the file does not have) is caught and
+// reported as damage instead of crashing the process.
+func (s *MVCCStore) loadChecked(path string, size int64) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: reading it failed: %v", ErrDamaged, v)
+		}
+	}()
+	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return errors.New("the file is locked by another process")
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrDamaged, err)
+	}
+	defer db.Close()
+	return db.View(func(tx *bolt.Tx) error {
+		if tx.Size() > size {
+			return fmt.Errorf("%w: the file is %d bytes but its pages need %d (truncated)", ErrDamaged, size, tx.Size())
+		}
+		legacy, err := s.loadTx(tx)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrDamaged, err)
+		}
+		s.legacy = legacy
+		// bbolt's check walks every page from another goroutine; the load
+		// above has already read every page it reaches from ours.
+		var first error
+		for e := range tx.Check() {
+			if first == nil {
+				first = e
+			}
+		}
+		if first != nil {
+			return fmt.Errorf("%w: %v", ErrDamaged, first)
+		}
+		return nil
+	})
+}
+
+// prepareFile makes a validated (or new) file ready for writes: it creates
+// the buckets of a new file and adds checksums to records written by an
+// earlier version, in one transaction.
+func (s *MVCCStore) prepareFile(db *bolt.DB) error {
+	legacy := s.legacy
+	s.legacy = nil
+	err := db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketRevisions, bucketMeta} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		revs := tx.Bucket(bucketRevisions)
+		for _, rev := range legacy {
+			r, err := decodeRecord(rev, revs.Get(revKey(rev)))
+			if err != nil {
+				return fmt.Errorf("revision %d: %w", rev, err)
+			}
+			e := logEntry{ev: Event{Type: EventPut, Key: r.key, Value: r.value, Revision: rev}, createRev: r.createRev, at: r.at}
+			if r.kind == recordDelete {
+				e.ev.Type = EventDelete
+			}
+			if err := revs.Put(revKey(rev), encodeRecord(&e)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil && len(legacy) > 0 {
+		s.opts.Logf("storage: %s: added checksums to %d records written by an earlier version", db.Path(), len(legacy))
+	}
+	return err
 }
 
 type boltPersister struct{ db *bolt.DB }
@@ -80,156 +178,3 @@ func (p *boltPersister) commit(rec *logEntry, drops []int64, compacted int64) er
 func (p *boltPersister) close() error { return p.db.Close() }
 
 func revKey(rev int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(rev)) }
-
-// encodeRecord: kind, uvarint createRev, varint time, uvarint key length,
-// key, value (puts only).
-func encodeRecord(e *logEntry) []byte {
-	kind := recordPut
-	if e.ev.Type == EventDelete {
-		kind = recordDelete
-	}
-	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(e.ev.Key)+len(e.ev.Value))
-	b = append(b, kind)
-	b = binary.AppendUvarint(b, uint64(e.createRev))
-	b = binary.AppendVarint(b, e.at)
-	b = binary.AppendUvarint(b, uint64(len(e.ev.Key)))
-	b = append(b, e.ev.Key...)
-	if kind == recordPut {
-		b = append(b, e.ev.Value...)
-	}
-	return b
-}
-
-type record struct {
-	kind      byte
-	createRev int64
-	at        int64
-	key       string
-	value     []byte
-}
-
-var errCorrupt = errors.New("corrupt record")
-
-func decodeRecord(b []byte) (record, error) {
-	var r record
-	if len(b) < 1 || (b[0] != recordPut && b[0] != recordDelete) {
-		return r, errCorrupt
-	}
-	r.kind, b = b[0], b[1:]
-	cr, n := binary.Uvarint(b)
-	if n <= 0 {
-		return r, errCorrupt
-	}
-	b = b[n:]
-	at, n := binary.Varint(b)
-	if n <= 0 {
-		return r, errCorrupt
-	}
-	b = b[n:]
-	kl, n := binary.Uvarint(b)
-	if n <= 0 || kl > uint64(len(b)-n) {
-		return r, errCorrupt
-	}
-	b = b[n:]
-	r.createRev, r.at, r.key = int64(cr), at, string(b[:kl])
-	if r.kind == recordPut {
-		r.value = append([]byte{}, b[kl:]...) // bbolt memory is only valid inside the transaction
-	} else if len(b) != int(kl) {
-		return r, errCorrupt
-	}
-	return r, nil
-}
-
-// load rebuilds the index and the revision log from the file.
-func (s *MVCCStore) load(db *bolt.DB) error {
-	err := db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketRevisions, bucketMeta} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return db.View(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		current, compacted := metaRev(meta, metaCurrent), metaRev(meta, metaCompacted)
-		if current < 0 || compacted < 0 || compacted > current {
-			return fmt.Errorf("bad meta: current %d, compacted %d", current, compacted)
-		}
-		s.compacted = compacted
-		c := tx.Bucket(bucketRevisions).Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if len(k) != 8 {
-				return fmt.Errorf("bad revision key %x", k)
-			}
-			rev := int64(binary.BigEndian.Uint64(k))
-			r, err := decodeRecord(v)
-			if err != nil {
-				return fmt.Errorf("revision %d: %w", rev, err)
-			}
-			if err := s.loadRecord(rev, r, current); err != nil {
-				return fmt.Errorf("revision %d: %w", rev, err)
-			}
-		}
-		if got := s.compacted + int64(len(s.log)); got != current {
-			return fmt.Errorf("history ends at revision %d, current is %d", got, current)
-		}
-		s.rev = current
-		return nil
-	})
-}
-
-func metaRev(b *bolt.Bucket, key []byte) int64 {
-	v := b.Get(key)
-	if len(v) != 8 {
-		return 0
-	}
-	return int64(binary.BigEndian.Uint64(v))
-}
-
-func (s *MVCCStore) loadRecord(rev int64, r record, current int64) error {
-	if rev > current || rev <= 0 {
-		return fmt.Errorf("outside (0, %d]", current)
-	}
-	n := s.index.insert(r.key)
-	wasLive := n.liveNow()
-	var prev version
-	if len(n.versions) > 0 {
-		prev = n.versions[len(n.versions)-1]
-	}
-	v := version{modRev: rev, createRev: r.createRev, value: r.value, deleted: r.kind == recordDelete}
-	if rev <= s.compacted {
-		// A key's value as of the compacted revision: one per key, never a tombstone.
-		if v.deleted || len(n.versions) > 0 {
-			return errCorrupt
-		}
-	} else {
-		if want := s.compacted + int64(len(s.log)) + 1; rev != want {
-			return fmt.Errorf("history gap: expected revision %d", want)
-		}
-		ev := Event{Key: r.key, Revision: rev}
-		if v.deleted {
-			if !wasLive {
-				return fmt.Errorf("deletion of absent key %q", r.key)
-			}
-			ev.Type, ev.Value = EventDelete, prev.value
-		} else {
-			ev.Type, ev.Value, ev.IsCreate = EventPut, r.value, !wasLive
-			if wasLive {
-				ev.PrevValue = prev.value
-			}
-		}
-		s.log = append(s.log, logEntry{ev: ev, createRev: r.createRev, at: r.at})
-	}
-	n.versions = append(n.versions, v)
-	switch isLive := n.liveNow(); {
-	case isLive && !wasLive:
-		s.index.addLive(r.key, 1)
-	case !isLive && wasLive:
-		s.index.addLive(r.key, -1)
-	}
-	return nil
-}

@@ -109,7 +109,7 @@ func TestRecordEncoding(t *testing.T) {
 		{ev: Event{Type: EventDelete, Key: "gone/key", Revision: 9}, createRev: 4, at: 7},
 	}
 	for _, c := range cases {
-		r, err := decodeRecord(encodeRecord(&c))
+		r, err := decodeRecord(c.ev.Revision, encodeRecord(&c))
 		wantKind := recordPut
 		if c.ev.Type == EventDelete {
 			wantKind = recordDelete
@@ -119,8 +119,8 @@ func TestRecordEncoding(t *testing.T) {
 			t.Errorf("round trip of %+v: %+v, %v", c, r, err)
 		}
 	}
-	for _, bad := range [][]byte{nil, {'X'}, {'P', 0x80}, {'P', 1, 1, 50, 'k'}, {'D', 1, 1, 1, 'k', 'v'}} {
-		if _, err := decodeRecord(bad); err == nil {
+	for _, bad := range [][]byte{nil, {'X'}, {'P', 0x80}, {'P', 1, 1, 50, 'k'}, {'D', 1, 1, 1, 'k', 'v'}, {'p', 1, 1, 1, 'k', 0, 0, 0, 0}} {
+		if _, err := decodeRecord(1, bad); err == nil {
 			t.Errorf("decodeRecord(%q) accepted", bad)
 		}
 	}

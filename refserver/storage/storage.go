@@ -9,7 +9,10 @@
 //
 // NewMemory and OpenBolt return the same engine; the bbolt backend only adds
 // a file that every write and compaction is committed to (fsync) before the
-// call returns, and from which the engine is rebuilt at open.
+// call returns, and from which the engine is rebuilt at open. OpenBolt
+// checks an existing file whole, read-only, before it writes to it, so a
+// damaged file is refused unchanged; records carry checksums (record.go),
+// and a value that fails its checksum is an ErrCorrupt on every read.
 //
 // Keys sit in one ordered index (a treap) holding each key's retained
 // versions, oldest first; a read at revision R takes, per key, the last
@@ -64,6 +67,12 @@ var (
 	ErrWatcherTooSlow = errors.New("storage: watcher fell too far behind")
 	// ErrClosed: the store has been closed.
 	ErrClosed = errors.New("storage: store is closed")
+	// ErrCorrupt: a stored value fails its checksum; the error names the key and revision.
+	ErrCorrupt = errors.New("the stored data is damaged")
+	// ErrDamaged: OpenBolt refused a data file that fails its checks (left unchanged).
+	ErrDamaged = errors.New("the data file is damaged")
+	// ErrEmptyFile: OpenBolt found an empty (0-byte) data file and was not asked for a fresh store.
+	ErrEmptyFile = errors.New("the data file is empty (0 bytes): the data it held is gone")
 )
 
 // KeyValue is one key as stored at some revision.

@@ -114,6 +114,10 @@ func (w *watcher) run() {
 	defer w.finish()
 	for i := range w.replay {
 		if ev := &w.replay[i].ev; strings.HasPrefix(ev.Key, w.prefix) {
+			if err := w.s.damaged[ev.Revision]; err != nil {
+				w.end(err) // never a gap: the watch ends, naming the key
+				return
+			}
 			if !w.send(*ev) {
 				return
 			}
@@ -189,7 +193,8 @@ func (w *watcher) RequestProgress() {
 func (w *watcher) Stop() { w.end(nil) }
 
 // Err is nil while the watch runs and after Stop or context cancellation;
-// ErrWatcherTooSlow or ErrClosed when the store ended it.
+// ErrWatcherTooSlow or ErrClosed when the store ended it, ErrCorrupt when
+// its history holds a value that fails its checksum.
 func (w *watcher) Err() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -1,0 +1,131 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+)
+
+// Record format. Each value of bucket "revisions" is one write:
+//
+//	kind  createRev(uvarint) at(varint) keyLen(uvarint) key  headCRC(4)  [value valueCRC(4)]
+//
+// kind is 'p' (put) or 'd' (delete); the value and its checksum follow for
+// puts only. Both checksums are CRC-32C over the 8-byte revision followed by
+// the bytes they protect (headCRC: kind through key; valueCRC: the value),
+// so a record copied to the wrong revision fails too. Two checksums rather
+// than one: a damaged header means the record cannot be trusted to name its
+// key, and the file is refused; a damaged value still names its key, so the
+// store opens and reads of that key fail with ErrCorrupt naming it.
+//
+// Files written before checksums existed hold records of kind 'P' and 'D'
+// (the same fields, no checksums); they are read, and OpenBolt rewrites
+// them with checksums the first time it opens the file read-write.
+const (
+	recordPut          byte = 'p'
+	recordDelete       byte = 'd'
+	legacyRecordPut    byte = 'P'
+	legacyRecordDelete byte = 'D'
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func checksum(rev int64, b []byte) uint32 {
+	var r [8]byte
+	binary.BigEndian.PutUint64(r[:], uint64(rev))
+	return crc32.Update(crc32.Checksum(r[:], castagnoli), castagnoli, b)
+}
+
+// encodeRecord renders a write in the current format.
+func encodeRecord(e *logEntry) []byte {
+	kind := recordPut
+	if e.ev.Type == EventDelete {
+		kind = recordDelete
+	}
+	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(e.ev.Key)+len(e.ev.Value)+8)
+	b = append(b, kind)
+	b = binary.AppendUvarint(b, uint64(e.createRev))
+	b = binary.AppendVarint(b, e.at)
+	b = binary.AppendUvarint(b, uint64(len(e.ev.Key)))
+	b = append(b, e.ev.Key...)
+	b = binary.BigEndian.AppendUint32(b, checksum(e.ev.Revision, b))
+	if kind == recordPut {
+		start := len(b)
+		b = append(b, e.ev.Value...)
+		b = binary.BigEndian.AppendUint32(b, checksum(e.ev.Revision, b[start:]))
+	}
+	return b
+}
+
+type record struct {
+	kind      byte // recordPut or recordDelete
+	createRev int64
+	at        int64
+	key       string
+	value     []byte
+	legacy    bool  // written without checksums
+	damaged   error // the value fails its checksum (ErrCorrupt, naming the key)
+}
+
+var errCorrupt = errors.New("corrupt record")
+
+// decodeRecord reads the record stored at rev. An error means the record
+// cannot be trusted at all; a damaged value only sets record.damaged.
+func decodeRecord(rev int64, b []byte) (record, error) {
+	var r record
+	if len(b) < 1 {
+		return r, errCorrupt
+	}
+	switch b[0] {
+	case recordPut, recordDelete:
+	case legacyRecordPut, legacyRecordDelete:
+		r.legacy = true
+	default:
+		return r, errCorrupt
+	}
+	r.kind = b[0] | 0x20 // lower case: the kinds of both formats agree
+	rest := b[1:]
+	cr, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return r, errCorrupt
+	}
+	rest = rest[n:]
+	at, n := binary.Varint(rest)
+	if n <= 0 {
+		return r, errCorrupt
+	}
+	rest = rest[n:]
+	kl, n := binary.Uvarint(rest)
+	if n <= 0 || kl > uint64(len(rest)-n) {
+		return r, errCorrupt
+	}
+	rest = rest[n:]
+	r.createRev, r.at, r.key = int64(cr), at, string(rest[:kl])
+	rest = rest[kl:]
+	if !r.legacy {
+		head := len(b) - len(rest)
+		if len(rest) < 4 || binary.BigEndian.Uint32(rest) != checksum(rev, b[:head]) {
+			return r, fmt.Errorf("%w: header checksum mismatch", errCorrupt)
+		}
+		rest = rest[4:]
+	}
+	if r.kind == recordDelete {
+		if len(rest) != 0 {
+			return r, errCorrupt
+		}
+		return r, nil
+	}
+	if !r.legacy {
+		if len(rest) < 4 {
+			return r, errCorrupt
+		}
+		sum := binary.BigEndian.Uint32(rest[len(rest)-4:])
+		rest = rest[:len(rest)-4]
+		if sum != checksum(rev, rest) {
+			r.damaged = fmt.Errorf("value of key %q at revision %d fails its checksum: %w", r.key, rev, ErrCorrupt)
+		}
+	}
+	r.value = append([]byte{}, rest...) // bbolt memory is only valid inside the transaction
+	return r, nil
+}
