@@ -3,38 +3,150 @@ package loadgen
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
 
-// Ratio compares one phase on two targets: Factor > 1 means Base is faster.
-type Ratio struct {
-	Phase       string
-	Base, Other Phase
-	ThroughputX float64 // Base ops/s ÷ Other ops/s
-	P50X, P99X  float64 // Other latency ÷ Base latency
+// Roles of the targets in a comparison.
+const (
+	RoleRefserver = "refserver"
+	RoleOracle    = "kube-apiserver"
+	RoleCeiling   = "ceiling"
+)
+
+// TargetInfo says what a target was and how it was reached.
+type TargetInfo struct {
+	Name    string `json:"name"`
+	Role    string `json:"role"`
+	Mode    string `json:"mode"` // e.g. "separate process, HTTPS"
+	URL     string `json:"url"`
+	Version string `json:"version,omitempty"`
+	Proto   string `json:"proto,omitempty"`
 }
 
-// Compare pairs the phases of two results by name.
-func Compare(base, other Result) []Ratio {
-	byName := map[string]Phase{}
-	for _, p := range other.Phases {
-		byName[p.Name] = p
+// Machine describes where the figures were taken.
+type Machine struct {
+	OS            string `json:"os"`
+	Arch          string `json:"arch"`
+	CPUs          int    `json:"cpus"`
+	CPUModel      string `json:"cpuModel,omitempty"`
+	GoVersion     string `json:"goVersion"`
+	LoadAvgBefore string `json:"loadAvgBefore,omitempty"`
+	LoadAvgAfter  string `json:"loadAvgAfter,omitempty"`
+}
+
+// Figure is one target's phase over all rounds: medians, and the range of
+// the throughput.
+type Figure struct {
+	Target       string        `json:"target"`
+	Ops          int           `json:"ops"`
+	Rounds       int           `json:"rounds"`
+	OpsPerSec    float64       `json:"opsPerSec"` // median over rounds
+	MinOpsPerSec float64       `json:"minOpsPerSec"`
+	MaxOpsPerSec float64       `json:"maxOpsPerSec"`
+	P50          time.Duration `json:"p50"` // median over rounds of each round's p50
+	P99          time.Duration `json:"p99"`
+}
+
+// PhaseSummary is one phase on every target, with the reference server's
+// throughput as a multiple of kube-apiserver's and a fraction of the ceiling's.
+type PhaseSummary struct {
+	Phase     string   `json:"phase"`
+	Figures   []Figure `json:"figures"` // in the report's target order
+	VsOracle  float64  `json:"refserverOverKubeAPIServer,omitempty"`
+	VsCeiling float64  `json:"refserverOverCeiling,omitempty"`
+}
+
+// Report is what `apiconform bench` measured: the machine, the method, every
+// round of every target, and the summary the tables show.
+type Report struct {
+	Version  int            `json:"version"`
+	Started  time.Time      `json:"started"`
+	Duration time.Duration  `json:"duration"`
+	Command  string         `json:"command"`
+	Method   string         `json:"method"`
+	Machine  Machine        `json:"machine"`
+	Plan     Plan           `json:"plan"`
+	Rounds   int            `json:"rounds"`
+	Targets  []TargetInfo   `json:"targets"`
+	Runs     []Result       `json:"runs"`
+	Summary  []PhaseSummary `json:"summary"`
+}
+
+// ReportVersion is the version of the JSON Report.
+const ReportVersion = 1
+
+// Summarize folds the runs into one row per phase, in run order.
+func (r *Report) Summarize() {
+	byRole := map[string]string{}
+	for _, t := range r.Targets {
+		byRole[t.Role] = t.Name
 	}
-	var out []Ratio
-	for _, b := range base.Phases {
-		o, ok := byName[b.Name]
-		if !ok {
+	r.Summary = nil
+	for _, phase := range PhaseNames {
+		s := PhaseSummary{Phase: phase}
+		for _, t := range r.Targets {
+			var ops []float64
+			var p50, p99 []time.Duration
+			f := Figure{Target: t.Name}
+			for _, run := range r.Runs {
+				if run.Target != t.Name {
+					continue
+				}
+				for _, p := range run.Phases {
+					if p.Name == phase {
+						ops = append(ops, p.OpsPerSec)
+						p50 = append(p50, p.P50)
+						p99 = append(p99, p.P99)
+						f.Ops = p.Ops
+					}
+				}
+			}
+			if len(ops) == 0 {
+				continue
+			}
+			f.Rounds = len(ops)
+			f.OpsPerSec, f.MinOpsPerSec, f.MaxOpsPerSec = median(ops), slices.Min(ops), slices.Max(ops)
+			f.P50, f.P99 = median(p50), median(p99)
+			s.Figures = append(s.Figures, f)
+		}
+		if len(s.Figures) == 0 {
 			continue
 		}
-		out = append(out, Ratio{
-			Phase: b.Name, Base: b, Other: o,
-			ThroughputX: div(b.OpsPerSec, o.OpsPerSec),
-			P50X:        div(float64(o.P50), float64(b.P50)),
-			P99X:        div(float64(o.P99), float64(b.P99)),
-		})
+		ref, okRef := s.figure(byRole[RoleRefserver])
+		if o, ok := s.figure(byRole[RoleOracle]); okRef && ok {
+			s.VsOracle = div(ref.OpsPerSec, o.OpsPerSec)
+		}
+		if c, ok := s.figure(byRole[RoleCeiling]); okRef && ok {
+			s.VsCeiling = div(ref.OpsPerSec, c.OpsPerSec)
+		}
+		r.Summary = append(r.Summary, s)
 	}
-	return out
+}
+
+func (s PhaseSummary) figure(target string) (Figure, bool) {
+	for _, f := range s.Figures {
+		if f.Target == target && target != "" {
+			return f, true
+		}
+	}
+	return Figure{}, false
+}
+
+func median[T int64 | float64 | time.Duration](v []T) T {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func div(a, b float64) float64 {
@@ -44,17 +156,152 @@ func div(a, b float64) float64 {
 	return a / b
 }
 
-// WriteComparison prints one row per phase with both targets' figures and the ratios.
-func WriteComparison(w io.Writer, base, other Result) error {
+func (r *Report) has(role string) bool {
+	return slices.ContainsFunc(r.Targets, func(t TargetInfo) bool { return t.Role == role })
+}
+
+// WriteText prints the targets, then one row per phase with each target's
+// median throughput (± half its range over the rounds) and the ratios, then
+// the latencies.
+func (r *Report) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "%d round(s); %s\n", r.Rounds, r.Method)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "phase\tops\t%s ops/s\t%s ops/s\tthroughput ×\t%s p50\t%s p50\t%s p99\t%s p99\n",
-		base.Target, other.Target, base.Target, other.Target, base.Target, other.Target)
-	for _, r := range Compare(base, other) {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%s\t%s\t%s\n", r.Phase, r.Base.Ops,
-			r.Base.OpsPerSec, r.Other.OpsPerSec, r.ThroughputX,
-			round(r.Base.P50), round(r.Other.P50), round(r.Base.P99), round(r.Other.P99))
+	for _, t := range r.Targets {
+		fmt.Fprintf(tw, "  %s\t%s, %s\t%s\t%s\n", t.Name, t.Mode, t.Proto, t.URL, t.Version)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "machine: %s/%s, %d CPUs %s, %s; load average before %s, after %s\n\n", r.Machine.OS, r.Machine.Arch,
+		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.GoVersion, r.Machine.LoadAvgBefore, r.Machine.LoadAvgAfter)
+	head := []string{"phase", "ops"}
+	for _, t := range r.Targets {
+		head = append(head, t.Name+" ops/s")
+	}
+	head = append(head, r.ratioHeads()...)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, s := range r.Summary {
+		row := []string{s.Phase, fmt.Sprint(s.ops())}
+		for _, t := range r.Targets {
+			f, ok := s.figure(t.Name)
+			if !ok {
+				row = append(row, "-")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%.0f ±%.0f%%", f.OpsPerSec, spread(f)))
+		}
+		row = append(row, r.ratioCells(s)...)
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	head = []string{"latency p50 / p99"}
+	for _, t := range r.Targets {
+		head = append(head, t.Name)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, s := range r.Summary {
+		row := []string{s.Phase}
+		for _, t := range r.Targets {
+			f, ok := s.figure(t.Name)
+			if !ok {
+				row = append(row, "-")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%s / %s", round(f.P50), round(f.P99)))
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	return tw.Flush()
+}
+
+func (r *Report) ratioHeads() []string {
+	var h []string
+	if r.has(RoleRefserver) && r.has(RoleOracle) {
+		h = append(h, "ref ÷ kube")
+	}
+	if r.has(RoleRefserver) && r.has(RoleCeiling) {
+		h = append(h, "ref ÷ ceiling")
+	}
+	return h
+}
+
+func (r *Report) ratioCells(s PhaseSummary) []string {
+	var c []string
+	if r.has(RoleRefserver) && r.has(RoleOracle) {
+		c = append(c, ratio(s.VsOracle, "×"))
+	}
+	if r.has(RoleRefserver) && r.has(RoleCeiling) {
+		c = append(c, ratio(s.VsCeiling, ""))
+	}
+	return c
+}
+
+func ratio(v float64, unit string) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f%s", v, unit)
+}
+
+func (s PhaseSummary) ops() int {
+	if len(s.Figures) == 0 {
+		return 0
+	}
+	return s.Figures[0].Ops
+}
+
+// spread is half the throughput's range over the rounds, in percent of the median.
+func spread(f Figure) float64 {
+	if f.OpsPerSec == 0 {
+		return 0
+	}
+	return math.Round(50 * (f.MaxOpsPerSec - f.MinOpsPerSec) / f.OpsPerSec)
+}
+
+// WriteMarkdown renders the summary as the README's performance table.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("| phase | ops |")
+	sep := "|---|--:|"
+	for _, t := range r.Targets {
+		fmt.Fprintf(&b, " %s ops/s |", t.Name)
+		sep += "--:|"
+	}
+	for _, h := range r.ratioHeads() {
+		fmt.Fprintf(&b, " %s |", h)
+		sep += "--:|"
+	}
+	for _, t := range r.Targets {
+		fmt.Fprintf(&b, " %s p50 / p99 |", t.Name)
+		sep += "--:|"
+	}
+	b.WriteString("\n" + sep + "\n")
+	for _, s := range r.Summary {
+		fmt.Fprintf(&b, "| %s | %d |", s.Phase, s.ops())
+		for _, t := range r.Targets {
+			if f, ok := s.figure(t.Name); ok {
+				fmt.Fprintf(&b, " %.0f ±%.0f%% |", f.OpsPerSec, spread(f))
+			} else {
+				b.WriteString(" - |")
+			}
+		}
+		for _, c := range r.ratioCells(s) {
+			fmt.Fprintf(&b, " %s |", c)
+		}
+		for _, t := range r.Targets {
+			if f, ok := s.figure(t.Name); ok {
+				fmt.Fprintf(&b, " %s / %s |", round(f.P50), round(f.P99))
+			} else {
+				b.WriteString(" - |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func round(d time.Duration) time.Duration {

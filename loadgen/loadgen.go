@@ -1,23 +1,25 @@
 // Package loadgen drives one bounded, repeatable load against any server that
-// speaks the Kubernetes API — creates, gets, paged lists and a watch fan-out —
-// so the reference server and kube-apiserver can be measured side by side.
+// speaks the Kubernetes API — writes of every kind, reads, paged and selected
+// lists, watch fan-out and custom resources — so the reference server,
+// kube-apiserver and a transport ceiling can be measured side by side.
 //
-// Every phase is bounded in count and by the context's deadline; the load
-// works in a namespace of its own and deletes it at the end.
+// Every phase is bounded in count and by Plan.PhaseTimeout; the load works in
+// a namespace of its own, deletes what it made, and deletes the namespace.
 package loadgen
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,46 +27,96 @@ import (
 
 // Plan sizes the load. Zero fields take the defaults of DefaultPlan.
 type Plan struct {
-	Objects     int // configmaps created, read and listed
-	Concurrency int // parallel requests for creates and gets
-	PageSize    int // limit for the paged lists
-	ListRounds  int // full paged walks of the collection
-	Watchers    int // concurrent watches in the fan-out phase
-	WatchEvents int // updates each watcher must receive
+	Objects       int           `json:"objects"`       // configmaps created, read, written, listed and deleted
+	Concurrency   int           `json:"concurrency"`   // parallel requests in the per-object phases
+	PageSize      int           `json:"pageSize"`      // limit of each paged list
+	ListRounds    int           `json:"listRounds"`    // full paged walks of the collection
+	SelectorLists int           `json:"selectorLists"` // lists with a label selector
+	Watchers      int           `json:"watchers"`      // concurrent watches in each watch phase
+	WatchEvents   int           `json:"watchEvents"`   // events each fan-out watcher must receive
+	CustomObjects int           `json:"customObjects"` // custom resources created and read
+	PhaseTimeout  time.Duration `json:"phaseTimeout"`  // deadline of each phase
+	// Phases limits what is reported (and run, beyond what the others need
+	// as setup); empty means every phase.
+	Phases []string `json:"phases,omitempty"`
 }
 
-// DefaultPlan is the load `make bench-compare` drives.
-var DefaultPlan = Plan{Objects: 10000, Concurrency: 8, PageSize: 500, ListRounds: 3, Watchers: 100, WatchEvents: 1000}
+// DefaultPlan is the load `make bench-compare` drives: sized so three rounds
+// against three targets finish in about three minutes on two cores.
+var DefaultPlan = Plan{Objects: 1000, Concurrency: 8, PageSize: 500, ListRounds: 10, SelectorLists: 20,
+	Watchers: 100, WatchEvents: 200, CustomObjects: 300, PhaseTimeout: 2 * time.Minute}
 
 // WithDefaults fills zero fields from DefaultPlan.
 func (p Plan) WithDefaults() Plan {
 	d := DefaultPlan
-	if p.Objects > 0 {
-		d.Objects = p.Objects
+	for _, f := range []struct{ dst, src *int }{
+		{&d.Objects, &p.Objects}, {&d.Concurrency, &p.Concurrency}, {&d.PageSize, &p.PageSize},
+		{&d.ListRounds, &p.ListRounds}, {&d.SelectorLists, &p.SelectorLists}, {&d.Watchers, &p.Watchers},
+		{&d.WatchEvents, &p.WatchEvents}, {&d.CustomObjects, &p.CustomObjects},
+	} {
+		if *f.src > 0 {
+			*f.dst = *f.src
+		}
 	}
-	if p.Concurrency > 0 {
-		d.Concurrency = p.Concurrency
+	if p.PhaseTimeout > 0 {
+		d.PhaseTimeout = p.PhaseTimeout
 	}
-	if p.PageSize > 0 {
-		d.PageSize = p.PageSize
-	}
-	if p.ListRounds > 0 {
-		d.ListRounds = p.ListRounds
-	}
-	if p.Watchers > 0 {
-		d.Watchers = p.Watchers
-	}
-	if p.WatchEvents > 0 {
-		d.WatchEvents = p.WatchEvents
-	}
+	d.Phases = p.Phases
 	return d
 }
+
+// Validate reports a plan the load cannot run.
+func (p Plan) Validate() error {
+	p = p.WithDefaults()
+	if p.Objects < shards {
+		return fmt.Errorf("objects: want at least %d (one per label shard), got %d", shards, p.Objects)
+	}
+	if p.Objects > 99999 || p.CustomObjects > 99999 {
+		return errors.New("objects and custom objects: at most 99999")
+	}
+	for _, name := range p.Phases {
+		if !slices.Contains(PhaseNames, name) {
+			return fmt.Errorf("unknown phase %q (phases: %s)", name, strings.Join(PhaseNames, ", "))
+		}
+	}
+	return nil
+}
+
+func (p Plan) reports(phase string) bool {
+	return len(p.Phases) == 0 || slices.Contains(p.Phases, phase)
+}
+
+// Phase names, in the order Run measures them.
+const (
+	PhaseCreate        = "create"
+	PhaseGet           = "get"
+	PhaseUpdate        = "update"
+	PhaseMergePatch    = "merge-patch"
+	PhaseApply         = "apply"
+	PhaseList          = "paged-list"
+	PhaseListSelector  = "list-selector"
+	PhaseWatch         = "watch-fanout"
+	PhaseWatchSelector = "watch-selector"
+	PhaseDelete        = "delete"
+	PhaseCRCreate      = "cr-create"
+	PhaseCRGet         = "cr-get"
+)
+
+// PhaseNames lists every phase in run order.
+var PhaseNames = []string{PhaseCreate, PhaseGet, PhaseUpdate, PhaseMergePatch, PhaseApply, PhaseList,
+	PhaseListSelector, PhaseWatch, PhaseWatchSelector, PhaseDelete, PhaseCRCreate, PhaseCRGet}
 
 // Target is where the load goes: a base URL and a client that authenticates.
 type Target struct {
 	Name    string
 	BaseURL string
 	Client  *http.Client
+	// Record, when set, keeps the answers this target gives so a Ceiling can
+	// replay the same bytes.
+	Record *Recording
+	// OnPhase, when set, is called as each measured phase starts; the
+	// function it returns is called as the phase ends (profiling hooks).
+	OnPhase func(phase string) (end func())
 }
 
 // Phase is the measurement of one kind of operation.
@@ -80,76 +132,169 @@ type Phase struct {
 // Result is one target's measurements, in phase order.
 type Result struct {
 	Target string  `json:"target"`
+	Round  int     `json:"round"`
+	Proto  string  `json:"proto"` // protocol the target answered with, e.g. HTTP/2.0
 	Plan   Plan    `json:"plan"`
 	Phases []Phase `json:"phases"`
 }
 
-// Phase names, in the order Run measures them.
-const (
-	PhaseCreate = "create"
-	PhaseGet    = "get"
-	PhaseList   = "paged-list"
-	PhaseWatch  = "watch-fanout"
-)
-
 // Run drives the plan against the target and reports each phase.
 func Run(ctx context.Context, t Target, plan Plan) (Result, error) {
-	plan = plan.WithDefaults()
-	r := &runner{t: t, plan: plan}
-	ns, err := r.createNamespace(ctx)
-	if err != nil {
+	if err := plan.Validate(); err != nil {
 		return Result{}, err
 	}
-	r.ns = ns
+	plan = plan.WithDefaults()
+	r := &runner{t: t, plan: plan}
+	var suffix [4]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return Result{}, err
+	}
+	r.suffix = hex.EncodeToString(suffix[:])
+	r.ns = "ac-load-" + r.suffix
+	if err := r.createNamespace(ctx); err != nil {
+		return Result{}, fmt.Errorf("%s: %w", t.Name, err)
+	}
 	defer r.deleteNamespace()
 
 	res := Result{Target: t.Name, Plan: plan}
-	for _, phase := range []struct {
+	crds := plan.reports(PhaseCRCreate) || plan.reports(PhaseCRGet)
+	type step struct {
 		name string
 		run  func(context.Context) ([]time.Duration, time.Duration, error)
-	}{
-		{PhaseCreate, r.creates},
-		{PhaseGet, r.gets},
-		{PhaseList, r.pagedLists},
-		{PhaseWatch, r.watchFanout},
-	} {
-		lat, elapsed, err := phase.run(ctx)
-		if err != nil {
-			return res, fmt.Errorf("%s: %s phase: %w", t.Name, phase.name, err)
-		}
-		res.Phases = append(res.Phases, summarize(phase.name, lat, elapsed))
+		need bool // runs even when not reported: later phases depend on it
 	}
+	steps := []step{
+		{PhaseCreate, r.creates, true},
+		{PhaseGet, r.gets, false},
+		{PhaseUpdate, r.updates, false},
+		{PhaseMergePatch, r.mergePatches, false},
+		{PhaseApply, r.applies, false},
+		{PhaseList, r.pagedLists, false},
+		{PhaseListSelector, r.selectorLists, false},
+		{PhaseWatch, r.watchFanout, false},
+		{PhaseWatchSelector, r.watchSelector, false},
+		{PhaseDelete, r.deletes, true},
+		{"crd-setup", r.createCRD, crds},
+		{PhaseCRCreate, r.crCreates, crds},
+		{PhaseCRGet, r.crGets, false},
+		{"crd-cleanup", r.deleteCRD, crds},
+	}
+	for _, s := range steps {
+		reported := slices.Contains(PhaseNames, s.name) && plan.reports(s.name)
+		if !reported && !s.need {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, plan.PhaseTimeout)
+		var end func()
+		if reported && t.OnPhase != nil {
+			end = t.OnPhase(s.name)
+		}
+		lat, elapsed, err := s.run(pctx)
+		if end != nil {
+			end()
+		}
+		cancel()
+		if err != nil {
+			if pctx.Err() != nil && ctx.Err() == nil {
+				err = fmt.Errorf("%w (phase deadline %s)", err, plan.PhaseTimeout)
+			}
+			return res, fmt.Errorf("%s: %s: %w", t.Name, s.name, err)
+		}
+		if reported {
+			res.Phases = append(res.Phases, summarize(s.name, lat, elapsed))
+		}
+	}
+	res.Proto, _ = r.proto.Load().(string)
 	return res, nil
 }
 
 type runner struct {
-	t    Target
-	plan Plan
-	ns   string
+	t      Target
+	plan   Plan
+	suffix string
+	ns     string
+	proto  atomic.Value // string
+	// crdLeft is set while the run's CRD exists.
+	crdLeft bool
 }
 
-func (r *runner) do(ctx context.Context, method, path string, body []byte, want int) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, r.t.BaseURL+path, bytes.NewReader(body))
+// OpHeader names the kind of each request, so a Ceiling can answer it with
+// the bytes the reference server gave; real servers ignore it.
+// NotifyHeader on a write names the watch op whose watchers it reaches.
+const (
+	OpHeader     = "X-Apiconform-Load-Op"
+	NotifyHeader = "X-Apiconform-Load-Notify"
+)
+
+// req is one request of the load.
+type req struct {
+	op, method, path, contentType, notify string
+	body                                  []byte
+	want                                  []int // accepted status codes; default 200
+}
+
+func (r *runner) send(ctx context.Context, q req) (*http.Response, error) {
+	var body io.Reader = http.NoBody
+	if q.body != nil {
+		body = bytes.NewReader(q.body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, q.method, r.t.BaseURL+q.path, body)
 	if err != nil {
 		return nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if q.body != nil {
+		ct := q.contentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		hr.Header.Set("Content-Type", ct)
 	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := r.t.Client.Do(req)
+	hr.Header.Set("Accept", "application/json")
+	hr.Header.Set(OpHeader, q.op)
+	if q.notify != "" {
+		hr.Header.Set(NotifyHeader, q.notify)
+	}
+	resp, err := r.t.Client.Do(hr)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	if r.proto.Load() == nil {
+		r.proto.Store(resp.Proto)
+	}
+	return resp, nil
+}
+
+// do sends one request and checks its status; it returns the body and status.
+func (r *runner) do(ctx context.Context, q req) ([]byte, int, error) {
+	resp, err := r.send(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
 	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if resp.StatusCode != want {
-		return nil, fmt.Errorf("%s %s: got %d, want %d: %s", method, path, resp.StatusCode, want, trim(data))
+	want := q.want
+	if want == nil {
+		want = []int{http.StatusOK}
 	}
-	return data, nil
+	if r.t.Record != nil {
+		r.t.Record.put(AnswerKey(q.op, continueOf(q.path)), Answer{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: data})
+	}
+	if !slices.Contains(want, resp.StatusCode) {
+		return nil, resp.StatusCode, fmt.Errorf("%s %s: got %d, want %v: %s", q.method, q.path, resp.StatusCode, want, trim(data))
+	}
+	return data, resp.StatusCode, nil
+}
+
+func continueOf(path string) string {
+	_, query, ok := strings.Cut(path, "?")
+	if !ok {
+		return ""
+	}
+	v, _ := url.ParseQuery(query)
+	return v.Get("continue")
 }
 
 func trim(b []byte) string {
@@ -159,33 +304,25 @@ func trim(b []byte) string {
 	return string(b)
 }
 
-func (r *runner) createNamespace(ctx context.Context) (string, error) {
-	var suffix [4]byte
-	if _, err := rand.Read(suffix[:]); err != nil {
-		return "", err
+func (r *runner) createNamespace(ctx context.Context) error {
+	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, r.ns)
+	if _, _, err := r.do(ctx, req{op: "namespace-create", method: http.MethodPost, path: "/api/v1/namespaces",
+		body: []byte(body), want: []int{http.StatusCreated}}); err != nil {
+		return fmt.Errorf("create namespace: %w", err)
 	}
-	ns := "ac-load-" + hex.EncodeToString(suffix[:])
-	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns)
-	if _, err := r.do(ctx, http.MethodPost, "/api/v1/namespaces", []byte(body), http.StatusCreated); err != nil {
-		return "", fmt.Errorf("%s: create namespace: %w", r.t.Name, err)
-	}
-	return ns, nil
+	return nil
 }
 
 // deleteNamespace runs on its own short deadline so cleanup happens even
-// when the load's context has ended.
+// when the load's context has ended; it also deletes a CRD a failed run left.
 func (r *runner) deleteNamespace() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, _ = r.do(ctx, http.MethodDelete, "/api/v1/namespaces/"+r.ns, nil, http.StatusOK)
-}
-
-func (r *runner) itemPath(i int) string {
-	return fmt.Sprintf("/api/v1/namespaces/%s/configmaps/cm-%05d", r.ns, i)
-}
-
-func (r *runner) collectionPath() string {
-	return "/api/v1/namespaces/" + r.ns + "/configmaps"
+	if r.crdLeft {
+		_, _, _ = r.do(ctx, req{op: "crd-delete", method: http.MethodDelete, path: r.crdPath(), want: []int{http.StatusOK, http.StatusAccepted}})
+	}
+	_, _, _ = r.do(ctx, req{op: "namespace-delete", method: http.MethodDelete, path: "/api/v1/namespaces/" + r.ns,
+		want: []int{http.StatusOK, http.StatusAccepted}})
 }
 
 // parallel runs op for i in [0,n) on plan.Concurrency workers and returns
@@ -219,171 +356,6 @@ func (r *runner) parallel(ctx context.Context, n int, op func(ctx context.Contex
 	}
 	wg.Wait()
 	return lat, time.Since(start), firstErr
-}
-
-func (r *runner) creates(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.Objects, func(ctx context.Context, i int) error {
-		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%05d","labels":{"load":"apiconform"}},"data":{"index":"%d","payload":"0123456789abcdef0123456789abcdef"}}`, i, i)
-		_, err := r.do(ctx, http.MethodPost, r.collectionPath(), []byte(body), http.StatusCreated)
-		return err
-	})
-}
-
-func (r *runner) gets(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.Objects, func(ctx context.Context, i int) error {
-		_, err := r.do(ctx, http.MethodGet, r.itemPath(i), nil, http.StatusOK)
-		return err
-	})
-}
-
-// pagedLists walks the whole collection ListRounds times at PageSize; each
-// page is one measured operation, and every walk must see every object.
-func (r *runner) pagedLists(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	var lat []time.Duration
-	start := time.Now()
-	for round := 0; round < r.plan.ListRounds; round++ {
-		seen, token := 0, ""
-		for {
-			q := url.Values{"limit": {fmt.Sprint(r.plan.PageSize)}}
-			if token != "" {
-				q.Set("continue", token)
-			}
-			t0 := time.Now()
-			data, err := r.do(ctx, http.MethodGet, r.collectionPath()+"?"+q.Encode(), nil, http.StatusOK)
-			if err != nil {
-				return nil, 0, err
-			}
-			lat = append(lat, time.Since(t0))
-			var page struct {
-				Metadata struct {
-					Continue string `json:"continue"`
-				} `json:"metadata"`
-				Items []json.RawMessage `json:"items"`
-			}
-			if err := json.Unmarshal(data, &page); err != nil {
-				return nil, 0, fmt.Errorf("decode page: %w", err)
-			}
-			seen += len(page.Items)
-			if page.Metadata.Continue == "" {
-				break
-			}
-			token = page.Metadata.Continue
-		}
-		if seen != r.plan.Objects {
-			return nil, 0, fmt.Errorf("paged walk saw %d objects, want %d", seen, r.plan.Objects)
-		}
-	}
-	return lat, time.Since(start), nil
-}
-
-// watchFanout opens Watchers watches on the collection from its current
-// resourceVersion, makes WatchEvents updates to one object, and measures for
-// each event how long after its write every watcher had it.
-func (r *runner) watchFanout(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	data, err := r.do(ctx, http.MethodGet, r.collectionPath()+"?limit=1", nil, http.StatusOK)
-	if err != nil {
-		return nil, 0, err
-	}
-	var list struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, 0, err
-	}
-	target := r.plan.WatchEvents
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	// received[e] counts watchers that have event e; lastSeen is when the
-	// last of them got it.
-	received := make([]atomic.Int32, target)
-	lastSeen := make([]atomic.Int64, target)
-	ready := make(chan error, r.plan.Watchers)
-	done := make(chan error, r.plan.Watchers)
-	for w := 0; w < r.plan.Watchers; w++ {
-		go func() {
-			done <- r.watchOne(wctx, list.Metadata.ResourceVersion, target, ready, func(e int) {
-				if int(received[e].Add(1)) == r.plan.Watchers {
-					lastSeen[e].Store(time.Now().UnixNano())
-				}
-			})
-		}()
-	}
-	for w := 0; w < r.plan.Watchers; w++ {
-		if err := <-ready; err != nil {
-			return nil, 0, err
-		}
-	}
-
-	written := make([]int64, target)
-	start := time.Now()
-	for e := 0; e < target; e++ {
-		patch := fmt.Sprintf(`{"data":{"seq":"%d"}}`, e)
-		req, err := http.NewRequestWithContext(ctx, http.MethodPatch, r.t.BaseURL+r.itemPath(0), bytes.NewReader([]byte(patch)))
-		if err != nil {
-			return nil, 0, err
-		}
-		req.Header.Set("Content-Type", "application/merge-patch+json")
-		written[e] = time.Now().UnixNano()
-		resp, err := r.t.Client.Do(req)
-		if err != nil {
-			return nil, 0, err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return nil, 0, fmt.Errorf("patch: got %d", resp.StatusCode)
-		}
-	}
-	for w := 0; w < r.plan.Watchers; w++ {
-		if err := <-done; err != nil {
-			return nil, 0, err
-		}
-	}
-	elapsed := time.Since(start)
-	lat := make([]time.Duration, target)
-	for e := range lat {
-		lat[e] = time.Duration(lastSeen[e].Load() - written[e])
-	}
-	return lat, elapsed, nil
-}
-
-// watchOne reads MODIFIED events until it has seen want of them.
-func (r *runner) watchOne(ctx context.Context, rv string, want int, ready chan<- error, got func(int)) error {
-	q := url.Values{"watch": {"1"}, "resourceVersion": {rv}, "fieldSelector": {"metadata.name=cm-00000"}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.t.BaseURL+r.collectionPath()+"?"+q.Encode(), nil)
-	if err != nil {
-		ready <- err
-		return err
-	}
-	resp, err := r.t.Client.Do(req)
-	if err != nil {
-		ready <- err
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("watch: got %d", resp.StatusCode)
-		ready <- err
-		return err
-	}
-	ready <- nil
-	dec := json.NewDecoder(bufio.NewReader(resp.Body))
-	for n := 0; n < want; {
-		var ev struct {
-			Type string `json:"type"`
-		}
-		if err := dec.Decode(&ev); err != nil {
-			return fmt.Errorf("watch ended after %d of %d events: %w", n, want, err)
-		}
-		if ev.Type == "MODIFIED" {
-			got(n)
-			n++
-		}
-	}
-	return nil
 }
 
 func summarize(name string, lat []time.Duration, elapsed time.Duration) Phase {

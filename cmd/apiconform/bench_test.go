@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apiconform/apiconform/loadgen"
+	"github.com/apiconform/apiconform/suites/framework"
+)
+
+func benchDefaults() benchOptions {
+	return benchOptions{targetName: "kube-apiserver", rounds: 3, timeout: time.Minute, format: "text"}
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*benchOptions)
+		want   string
+	}{
+		{"bad format", func(o *benchOptions) { o.format = "html" }, `--format "html"`},
+		{"no rounds", func(o *benchOptions) { o.rounds = 0 }, "--rounds 0"},
+		{"bad plan", func(o *benchOptions) { o.plan.Objects = 3 }, "objects: want at least 10"},
+		{"unknown phase", func(o *benchOptions) { o.plan.Phases = []string{"list"} }, `unknown phase "list"`},
+		{"pprof in process", func(o *benchOptions) { o.inProcess, o.pprofDir = true, "x" }, "need the reference server as a separate process"},
+		{"missing report", func(o *benchOptions) { o.from = "/nonexistent/bench.json" }, "/nonexistent/bench.json"},
+		{"refused target", func(o *benchOptions) {
+			o.inProcess, o.noCeiling, o.tf = true, true, targetFlags{server: "http://127.0.0.1:1"}
+		}, "connection refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := benchDefaults()
+			tc.mutate(&o)
+			err := runBench(context.Background(), io.Discard, io.Discard, o)
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a usage error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestBenchInProcess runs two small rounds against the in-process reference
+// server, writes the JSON report, and renders it again from the file.
+func TestBenchInProcess(t *testing.T) {
+	o := benchDefaults()
+	o.inProcess, o.noCeiling, o.rounds = true, true, 2
+	o.plan = loadgen.Plan{Objects: 20, Concurrency: 2, PageSize: 7, ListRounds: 1, SelectorLists: 1, Watchers: 2, WatchEvents: 4,
+		CustomObjects: 3, Phases: []string{loadgen.PhaseCreate, loadgen.PhaseList, loadgen.PhaseWatch}}
+	o.jsonOut = filepath.Join(t.TempDir(), "out", "bench.json")
+	var out bytes.Buffer
+	if err := runBench(context.Background(), &out, io.Discard, o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "  refserver-inprocess  in this process, plain HTTP, HTTP/1.1  http://127.0.0.1:") {
+		t.Errorf("in-process mode is not labelled:\n%s", out.String())
+	}
+	data, err := os.ReadFile(o.jsonOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep loadgen.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	for _, s := range rep.Summary {
+		phases = append(phases, s.Phase)
+		if len(s.Figures) != 1 || s.Figures[0].Rounds != 2 {
+			t.Errorf("%s: figures %+v", s.Phase, s.Figures)
+		}
+	}
+	if !slices.Equal(phases, o.plan.Phases) || len(rep.Runs) != 2 || rep.Machine.CPUs == 0 || rep.Method == "" {
+		t.Fatalf("report: phases %v, %d runs, machine %+v", phases, len(rep.Runs), rep.Machine)
+	}
+
+	md := benchDefaults()
+	md.from, md.format = o.jsonOut, "markdown"
+	out.Reset()
+	if err := runBench(context.Background(), &out, io.Discard, md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "| phase | ops | refserver-inprocess ops/s |") || !strings.Contains(out.String(), "| watch-fanout | 4 |") {
+		t.Fatalf("markdown:\n%s", out.String())
+	}
+}
+
+// TestBenchHelperProcess is the ceiling process of TestBenchCeilingChild
+// (this test binary run again); it does nothing in a normal test run.
+func TestBenchHelperProcess(t *testing.T) {
+	if os.Getenv("APICONFORM_BENCH_HELPER") != "1" {
+		t.Skip("helper process only")
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	cmd := newBenchCeilingCmd()
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBenchCeilingChild starts the ceiling as a process of its own, gives it
+// answers, checks one, and stops it.
+func TestBenchCeilingChild(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var log bytes.Buffer
+	c, err := startChild(ctx, "ceiling", t.TempDir(), os.Args[0], []string{"-test.run=^TestBenchHelperProcess$", "--", "--addr", "127.0.0.1:0"},
+		[]string{"APICONFORM_BENCH_HELPER=1"}, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.stop()
+	bt, err := connect(ctx, framework.Target{Kubeconfig: c.kubeconfig}, loadgen.TargetInfo{Name: "ceiling", Role: loadgen.RoleCeiling}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := loadgen.NewRecording()
+	rec.Answers["get"] = loadgen.Answer{Status: http.StatusOK, ContentType: "application/json", Body: []byte(`{"kind":"ConfigMap"}`)}
+	if err := sendAnswers(ctx, bt.target, rec); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, bt.target.BaseURL+"/api/v1/namespaces/x/configmaps/y", nil)
+	req.Header.Set(loadgen.OpHeader, "get")
+	resp, err := bt.target.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(body) != `{"kind":"ConfigMap"}` || resp.Proto != "HTTP/2.0" {
+		t.Fatalf("ceiling answered %s %d %s", resp.Proto, resp.StatusCode, body)
+	}
+	c.stop()
+	select {
+	case <-c.done:
+	default:
+		t.Fatal("ceiling still running after stop")
+	}
+}
+
+func TestStartChildFailure(t *testing.T) {
+	_, err := startChild(context.Background(), "ceiling", t.TempDir(), os.Args[0], []string{"-test.run=^TestBenchHelperProcess$", "--", "--addr", "0.0.0.0:0"},
+		[]string{"APICONFORM_BENCH_HELPER=1"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "exited before it was ready") || !strings.Contains(err.Error(), "not a loopback address") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	tb := &tailBuffer{max: 5}
+	_, _ = tb.Write([]byte("abc"))
+	_, _ = tb.Write([]byte("defg"))
+	if tb.String() != "cdefg" {
+		t.Fatalf("tail = %q", tb.String())
+	}
+}
