@@ -46,9 +46,17 @@ type DocCell struct {
 type Status string
 
 const (
-	Pass       Status = "pass"
-	Fail       Status = "fail"
-	Skip       Status = "skip"
+	Pass Status = "pass"
+	Fail Status = "fail"
+	// Error: a spec of the requirement ended in error (the harness could not
+	// finish the check); neither pass nor a conformance failure.
+	Error Status = "error"
+	Skip  Status = "skip"
+	// NotApplicable: the requirement does not apply to the target; left out
+	// of the conformance percentage.
+	NotApplicable Status = "not-applicable"
+	// NotRun: a spec of the requirement was selected but never started.
+	NotRun     Status = "not-run"
 	NotCovered Status = "not-covered"
 )
 
@@ -61,6 +69,8 @@ type Report struct {
 	Tables   []MarkedTable  `json:"tables"`
 	Changes  []Change       `json:"changes"`
 	Failures []FailureEntry `json:"failures"`
+	// Errors are the specs that ended in error, apart from the failures.
+	Errors []FailureEntry `json:"errors"`
 
 	// Results are the sanitised inputs, one per column.
 	Results []result.Result `json:"-"`
@@ -73,17 +83,23 @@ type Column struct {
 	StartedAt time.Time       `json:"startedAt"`
 	Duration  result.Duration `json:"duration"`
 	Specs     result.Counts   `json:"specs"`
-	Must      Tally           `json:"must"` // MUST requirements
-	All       Tally           `json:"all"`  // every requirement
+	// Incomplete is set when the run stopped early; renderers put its
+	// Headline first.
+	Incomplete *result.Incomplete `json:"incomplete,omitempty"`
+	Must       Tally              `json:"must"` // MUST requirements
+	All        Tally              `json:"all"`  // every requirement
 }
 
 // Tally counts requirement verdicts.
 type Tally struct {
-	Pass       int `json:"pass"`
-	Fail       int `json:"fail"`
-	Skip       int `json:"skip"`
-	NotCovered int `json:"notCovered"`
-	Untestable int `json:"untestable"` // uncovered and marked untestable in the catalogue
+	Pass          int `json:"pass"`
+	Fail          int `json:"fail"`
+	Error         int `json:"error"`
+	Skip          int `json:"skip"`
+	NotApplicable int `json:"notApplicable"`
+	NotRun        int `json:"notRun"`
+	NotCovered    int `json:"notCovered"`
+	Untestable    int `json:"untestable"` // uncovered and marked untestable in the catalogue
 }
 
 func (t *Tally) add(s Status, untestable bool) {
@@ -92,8 +108,14 @@ func (t *Tally) add(s Status, untestable bool) {
 		t.Pass++
 	case Fail:
 		t.Fail++
+	case Error:
+		t.Error++
 	case Skip:
 		t.Skip++
+	case NotApplicable:
+		t.NotApplicable++
+	case NotRun:
+		t.NotRun++
 	default:
 		if untestable {
 			t.Untestable++
@@ -104,13 +126,17 @@ func (t *Tally) add(s Status, untestable bool) {
 }
 
 // Total is every requirement counted.
-func (t Tally) Total() int { return t.Pass + t.Fail + t.Skip + t.NotCovered + t.Untestable }
+func (t Tally) Total() int {
+	return t.Pass + t.Fail + t.Error + t.Skip + t.NotApplicable + t.NotRun + t.NotCovered + t.Untestable
+}
 
-// Testable is the conformance denominator: everything but uncovered untestable requirements.
-func (t Tally) Testable() int { return t.Total() - t.Untestable }
+// Testable is the conformance denominator: the applicable, testable
+// requirements (everything but not-applicable ones and uncovered untestable ones).
+func (t Tally) Testable() int { return t.Total() - t.Untestable - t.NotApplicable }
 
 // Percent is passed ÷ testable × 100, or -1 when nothing is testable.
-// Skipped and uncovered requirements count against conformance.
+// Failed, errored, skipped, not-run and uncovered requirements count against
+// conformance; not-applicable ones are left out.
 func (t Tally) Percent() float64 {
 	if t.Testable() == 0 {
 		return -1
@@ -143,12 +169,15 @@ type Row struct {
 
 // Cell is one requirement's verdict for one column.
 type Cell struct {
-	Status  Status `json:"status"`
-	Passed  int    `json:"passed"`
-	Failed  int    `json:"failed"`
-	Skipped int    `json:"skipped"`
-	Specs   []int  `json:"specs,omitempty"`  // indices into that result's Specs
-	Reason  string `json:"reason,omitempty"` // skip reason, or why the requirement is untestable
+	Status        Status `json:"status"`
+	Passed        int    `json:"passed"`
+	Failed        int    `json:"failed"`
+	Errors        int    `json:"errors,omitempty"`
+	Skipped       int    `json:"skipped"`
+	NotApplicable int    `json:"notApplicable,omitempty"`
+	NotRun        int    `json:"notRun,omitempty"`
+	Specs         []int  `json:"specs,omitempty"`  // indices into that result's Specs
+	Reason        string `json:"reason,omitempty"` // why skipped, not applicable, not run or errored, or why untestable
 	// Untestable marks an uncovered requirement the catalogue says no spec can check.
 	Untestable bool `json:"untestable,omitempty"`
 }
@@ -180,7 +209,7 @@ type ChangeKind string
 
 const (
 	Regression ChangeKind = "regression" // pass → fail
-	Fix        ChangeKind = "fix"        // fail → pass
+	Fix        ChangeKind = "fix"        // fail → pass (a change to or from error, not run… is "changed")
 	Changed    ChangeKind = "changed"    // any other difference
 )
 
@@ -208,7 +237,7 @@ type FailureEntry struct {
 // sanitised first, so nothing a renderer draws can carry a credential.
 func Build(cat Catalogue, results ...result.Result) *Report {
 	rep := &Report{Schema: MatrixSchema, Columns: []Column{}, Areas: []AreaGroup{}, Levels: []LevelTotals{},
-		Tables: []MarkedTable{}, Changes: []Change{}, Failures: []FailureEntry{}}
+		Tables: []MarkedTable{}, Changes: []Change{}, Failures: []FailureEntry{}, Errors: []FailureEntry{}}
 	for _, r := range results {
 		rep.Results = append(rep.Results, result.Sanitize(r))
 	}
@@ -270,45 +299,73 @@ func Build(cat Catalogue, results ...result.Result) *Report {
 	rep.Changes = compare(rep.Areas, rep.Columns)
 	for c, r := range rep.Results {
 		for _, s := range r.Specs {
-			if s.Outcome == result.Failed {
+			switch s.Outcome {
+			case result.Failed:
 				rep.Failures = append(rep.Failures, FailureEntry{Column: c, Label: rep.Columns[c].Label, Spec: s})
+			case result.Errored:
+				rep.Errors = append(rep.Errors, FailureEntry{Column: c, Label: rep.Columns[c].Label, Spec: s})
 			}
 		}
 	}
 	return rep
 }
 
-// judge combines the specs naming one requirement: fail if any failed, pass
-// if none failed and one passed, skip if all were skipped, else not covered.
+// judge combines the specs naming one requirement: fail if any failed, else
+// error if any ended in error, else not run if any never started (the
+// requirement was only partly checked), else pass if one passed, else skip,
+// else not applicable, else not covered.
 func judge(r result.Result, specs []int, rq catalog.Requirement) Cell {
 	cell := Cell{Status: NotCovered, Specs: specs}
-	var skipReason string
+	reasons := map[result.Outcome]string{}
 	for _, i := range specs {
-		switch r.Specs[i].Outcome {
+		s := r.Specs[i]
+		switch s.Outcome {
 		case result.Passed:
 			cell.Passed++
 		case result.Failed:
 			cell.Failed++
+		case result.Errored:
+			cell.Errors++
 		case result.Skipped:
 			cell.Skipped++
-			if skipReason == "" {
-				skipReason = r.Specs[i].SkipReason
+		case result.NotApplicable:
+			cell.NotApplicable++
+		case result.NotRun:
+			cell.NotRun++
+		}
+		if _, ok := reasons[s.Outcome]; !ok {
+			reasons[s.Outcome] = s.SkipReason
+			if s.Failure != nil && s.Outcome == result.Errored {
+				reasons[s.Outcome] = firstLineOf(s.Failure.Message)
 			}
 		}
 	}
 	switch {
 	case cell.Failed > 0:
 		cell.Status = Fail
+	case cell.Errors > 0:
+		cell.Status, cell.Reason = Error, reasons[result.Errored]
+	case cell.NotRun > 0:
+		cell.Status, cell.Reason = NotRun, reasons[result.NotRun]
 	case cell.Passed > 0:
 		cell.Status = Pass
 	case cell.Skipped > 0:
-		cell.Status = Skip
-		cell.Reason = skipReason
+		cell.Status, cell.Reason = Skip, reasons[result.Skipped]
+	case cell.NotApplicable > 0:
+		cell.Status, cell.Reason = NotApplicable, reasons[result.NotApplicable]
 	default:
 		cell.Reason = rq.Untestable
 		cell.Untestable = rq.Untestable != ""
 	}
 	return cell
+}
+
+func firstLineOf(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 func columns(results []result.Result) []Column {
@@ -323,7 +380,8 @@ func columns(results []result.Result) []Column {
 			// Two runs of one target: tell them apart by start time.
 			label += " @ " + r.StartedAt.UTC().Format("2006-01-02 15:04")
 		}
-		cols[i] = Column{Label: label, Target: r.Target, StartedAt: r.StartedAt, Duration: r.Duration, Specs: r.Counts()}
+		cols[i] = Column{Label: label, Target: r.Target, StartedAt: r.StartedAt, Duration: r.Duration, Specs: r.Counts(),
+			Incomplete: r.Incomplete}
 	}
 	// Still identical (same name and minute): number them.
 	seen := map[string]int{}
@@ -390,7 +448,8 @@ func levelTotals(rows []Row, n int) []LevelTotals {
 }
 
 // markTables marks each table cell per column with the combined verdict of
-// the requirements it names (fail beats pass beats skip beats not covered).
+// the requirements it names (fail beats error beats not run beats pass beats
+// skip beats not applicable beats not covered).
 func markTables(tables []DocTable, verdicts map[string][]Status, n int) []MarkedTable {
 	out := make([]MarkedTable, 0, len(tables))
 	for _, t := range tables {
@@ -421,7 +480,7 @@ func markTables(tables []DocTable, verdicts map[string][]Status, n int) []Marked
 }
 
 func combine(sts []Status) Status {
-	rank := map[Status]int{Fail: 4, Pass: 3, Skip: 2, NotCovered: 1}
+	rank := map[Status]int{Fail: 7, Error: 6, NotRun: 5, Pass: 4, Skip: 3, NotApplicable: 2, NotCovered: 1}
 	best := NotCovered
 	for _, s := range sts {
 		if s == Fail {

@@ -25,6 +25,11 @@ func TestJudge(t *testing.T) {
 		{"one failed", []result.Outcome{result.Passed, result.Failed, result.Skipped}, "", Fail, false},
 		{"all skipped", []result.Outcome{result.Skipped, result.Skipped}, "", Skip, false},
 		{"pass and skip", []result.Outcome{result.Skipped, result.Passed}, "", Pass, false},
+		{"error beats pass", []result.Outcome{result.Passed, result.Errored}, "", Error, false},
+		{"fail beats error", []result.Outcome{result.Errored, result.Failed}, "", Fail, false},
+		{"pass and not run", []result.Outcome{result.Passed, result.NotRun}, "", NotRun, false},
+		{"not applicable", []result.Outcome{result.NotApplicable}, "", NotApplicable, false},
+		{"skip beats not applicable", []result.Outcome{result.NotApplicable, result.Skipped}, "", Skip, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,5 +209,32 @@ func TestPlainText(t *testing.T) {
 		if got := plainText(in); got != want {
 			t.Errorf("plainText(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestConformanceLeavesOutNotApplicable: MUST conformance is passed ÷
+// applicable, testable MUST requirements; error and not run count against it.
+func TestConformanceLeavesOutNotApplicable(t *testing.T) {
+	cat := Catalogue{Requirements: []catalog.Requirement{
+		{ID: "M-1", Area: "a", Level: catalog.Must}, {ID: "M-2", Area: "a", Level: catalog.Must},
+		{ID: "M-3", Area: "a", Level: catalog.Must}, {ID: "M-4", Area: "a", Level: catalog.Must},
+		{ID: "M-5", Area: "a", Level: catalog.Must, Untestable: "no"},
+	}}
+	res := result.Result{Target: result.Target{Name: "t"}, Specs: []result.SpecResult{
+		spec(result.Passed, "M-1"), spec(result.NotApplicable, "M-2"), spec(result.Errored, "M-3"), spec(result.NotRun, "M-4"),
+	}}
+	rep := Build(cat, res)
+	m := rep.Columns[0].Must
+	if m.Pass != 1 || m.NotApplicable != 1 || m.Error != 1 || m.NotRun != 1 || m.Untestable != 1 || m.Testable() != 3 {
+		t.Fatalf("must tally = %+v (testable %d)", m, m.Testable())
+	}
+	if got := m.PercentText(); got != "33.3%" {
+		t.Errorf("MUST conformance %s, want 33.3%% (1 of 3 applicable, testable)", got)
+	}
+	if len(rep.Failures) != 0 || len(rep.Errors) != 1 {
+		t.Errorf("failures %d, errors %d; want 0 and 1", len(rep.Failures), len(rep.Errors))
+	}
+	if err := Gate(cat, res, catalog.Must, false); err != nil {
+		t.Errorf("an error is not a conformance failure, gate said %v", err)
 	}
 }

@@ -15,7 +15,11 @@ import (
 const (
 	exitOK     = 0
 	exitFailed = 1 // the check ran and found failures at or above the gate
-	exitUsage  = 2 // bad usage, unreadable input, or the target could not be reached
+	exitUsage  = 2 // bad usage, unreadable input, or the target could not be reached or was lost
+	// exitIncomplete: the run did not check everything it selected — it was
+	// interrupted (SIGINT/SIGTERM), its --timeout elapsed, a worker failed,
+	// or a spec ended in error. Never green, whatever passed.
+	exitIncomplete = 3
 )
 
 // exitError carries an exit code and a one-line message up to main.

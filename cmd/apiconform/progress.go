@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
-	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/suites/runner"
 )
 
@@ -39,21 +39,39 @@ func newProgressPrinter(w io.Writer, quiet bool) *progressPrinter {
 }
 
 func (p *progressPrinter) update(pr runner.Progress) {
-	p.report(pr.Done, pr.Total, pr.Failed(), pr.Spec.FullText(), firstLine(pr.Spec.Failure.Message))
+	p.report(pr.Done, pr.Total, progressState(pr), pr.Spec.FullText(), firstLine(pr.Spec.Failure.Message))
 }
 
-// report prints one finished spec: the failure when it failed, then the count.
-func (p *progressPrinter) report(done, total int, failed bool, name, msg string) {
+// progressState is the word a finished spec gets on a progress line.
+func progressState(pr runner.Progress) string {
+	switch result.OutcomeOf(pr.Spec) {
+	case result.Failed:
+		return "FAIL"
+	case result.Errored:
+		return "ERROR"
+	case result.Passed:
+		return "ok"
+	}
+	return "skip"
+}
+
+// report prints one finished spec: the failure or error when there was one,
+// then the count.
+func (p *progressPrinter) report(done, total int, state, name, msg string) {
 	if p.quiet {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	elapsed := time.Since(p.start).Round(100 * time.Millisecond)
-	if failed {
+	switch state {
+	case "FAIL":
 		p.failed++
 		p.clearLine()
 		fmt.Fprintf(p.w, "FAIL %s\n     %s\n", name, msg)
+	case "ERROR":
+		p.clearLine()
+		fmt.Fprintf(p.w, "ERROR %s\n     %s\n", name, msg)
 	}
 	if p.tty {
 		fmt.Fprintf(p.w, "\r[%d/%d] %d failed · %s", done, total, p.failed, elapsed)
@@ -72,14 +90,7 @@ func (p *progressPrinter) report(done, total int, failed bool, name, msg string)
 func (p *progressPrinter) workerLine(pr runner.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	state := "ok"
-	switch {
-	case pr.Failed():
-		state = "FAIL"
-	case pr.Spec.State.Is(types.SpecStateSkipped):
-		state = "skip"
-	}
-	fmt.Fprintf(p.w, "%s%d\t%d\t%s\t%s\t%s\n", workerLinePrefix, pr.Done, pr.Total, state,
+	fmt.Fprintf(p.w, "%s%d\t%d\t%s\t%s\t%s\n", workerLinePrefix, pr.Done, pr.Total, progressState(pr),
 		oneLine(pr.Spec.FullText()), oneLine(firstLine(pr.Spec.Failure.Message)))
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apiconform/apiconform/reports"
 	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/reports/sample"
 )
@@ -52,7 +53,11 @@ func TestRunReport(t *testing.T) {
 			contains: []string{"## Changes against refserver", "🔻 **regression**", "| refserver | kube-apiserver |"}},
 		{name: "html to file", args: []string{ref, kube}, opts: reportOptions{format: "html", out: filepath.Join(dir, "m.html")},
 			contains: []string{"<!DOCTYPE html>", "kube-apiserver"}},
-		{name: "junit", args: []string{ref}, opts: reportOptions{format: "junit"}, contains: []string{"<testsuites"}},
+		{name: "terminal verbose", args: []string{ref}, opts: reportOptions{format: "terminal", verbose: true},
+			contains: []string{"decisive exchange:", "setup: POST /api/v1/namespaces → 201", "RV-GET-UNSET-MOST-RECENT"}},
+		{name: "summary", args: []string{ref}, opts: reportOptions{format: "summary"},
+			contains: []string{"## apiconform: ❌ refserver — 1 failed", "`PAGE-CONTINUE-CONSISTENT` — page 2 lists p-7", "Full report: `" + ref + "`"}},
+		{name: "junit", args: []string{ref}, opts: reportOptions{format: "junit"}, contains: []string{"<testsuites", `message="PAGE-CONTINUE-CONSISTENT: page 2 lists p-7`}},
 		{name: "json compare", args: []string{ref, kube}, opts: reportOptions{format: "json"}, contains: []string{`"schema": "apiconform.io/matrix/v1"`}},
 		{name: "regression gate", args: []string{ref, kube}, opts: reportOptions{format: "md", failOnRegression: true},
 			wantCode: exitFailed, wantErr: "1 regression(s) against refserver"},
@@ -89,5 +94,43 @@ func TestRunReport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// run writes out/summary.md naming the full reports and appends the same
+// text to $GITHUB_STEP_SUMMARY, after what is already there.
+func TestWriteSummary(t *testing.T) {
+	dir := t.TempDir()
+	step := filepath.Join(dir, "step-summary.md")
+	if err := os.WriteFile(step, []byte("earlier step\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GITHUB_STEP_SUMMARY", step)
+	rep := reports.Build(sample.Catalogue(), sample.RefServer())
+	out := filepath.Join(dir, "out")
+	written, err := writeSummary(out, []string{filepath.Join(out, "report.html")}, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(written) != 2 || written[1] != filepath.Join(out, "summary.md") {
+		t.Fatalf("written = %v", written)
+	}
+	sum, err := os.ReadFile(written[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sum), "Full report: `"+filepath.Join(out, "report.html")+"`") || !strings.Contains(string(sum), "PAGE-CONTINUE-CONSISTENT") {
+		t.Errorf("summary.md:\n%s", sum)
+	}
+	got, err := os.ReadFile(step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "earlier step\n"+string(sum)+"\n" {
+		t.Errorf("$GITHUB_STEP_SUMMARY is\n%s", got)
+	}
+	t.Setenv("GITHUB_STEP_SUMMARY", filepath.Join(dir, "no", "such", "dir", "f"))
+	if _, err := writeSummary("", nil, rep); err == nil || !strings.Contains(err.Error(), "GITHUB_STEP_SUMMARY") {
+		t.Errorf("unwritable GITHUB_STEP_SUMMARY: %v", err)
 	}
 }

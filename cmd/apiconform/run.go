@@ -73,10 +73,19 @@ Each spec works in its own namespace ac-<area>-<random> and deletes it after;
 it never touches objects it did not create. Specs that need a capability the
 target lacks (CRDs, watch lists, the reference server's hooks) are skipped
 with the reason. The matrix is printed; OUT gets result.json (re-render it with
-"apiconform report"), junit.xml, report.md and report.html.
+"apiconform report"), junit.xml, report.md, report.html and summary.md
+(also appended to $GITHUB_STEP_SUMMARY when set).
 
-Exit codes: 0 when no spec at or above --fail-on failed, 1 otherwise, 2 for bad
-usage or when the target cannot be reached (refused, TLS, 401/403).`,
+Each spec ends passed, failed (the target broke the requirement), error (the
+harness could not finish the check: transport failure, deadline, interrupt —
+never a conformance failure), skipped (a documented allowance was taken), not
+applicable (the requirement does not apply to the target) or not run.
+
+Exit codes: 0 when no spec at or above --fail-on failed; 1 when one did; 2 for
+bad usage, or when the target cannot be reached (refused, TLS, 401/403, no
+answer within --request-timeout) or is lost mid-run; 3 when the run is
+incomplete (interrupted, --timeout elapsed, a worker failed) or a spec ended in
+error — the reports are written and say INCOMPLETE first.`,
 		Example: `  apiconform run
   apiconform run --kubeconfig ~/.kube/config --out out/cluster
   apiconform run --server https://127.0.0.1:6443 --token "$TOKEN" --certificate-authority ca.crt --focus dryrun
@@ -103,7 +112,7 @@ usage or when the target cannot be reached (refused, TLS, 401/403).`,
 	f.BoolVar(&o.allowKnownDeviations, "allow-known-deviations", false, "do not fail the run for specs whose every requirement has a catalogued kube-apiserver deviation")
 	f.BoolVar(&o.dryRun, "dry-run", false, "list the selected specs and their requirements without running them")
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first failure")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "print Ginkgo's own output")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every requirement and each failure's HTTP exchanges, and Ginkgo's own output")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress and no matrix, only the summary line")
 	f.DurationVar(&o.timeout, "timeout", o.timeout, "deadline of the whole run")
 	f.DurationVar(&o.requestTimeout, "request-timeout", o.requestTimeout, "deadline of each request")
@@ -119,6 +128,7 @@ func init() { rootCmd.AddCommand(newRunCmd()) }
 var errNoSpecs = errors.New("no spec matched the selection (see `apiconform run --dry-run`)")
 
 func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error {
+	sigCtx := ctx
 	sel, err := resolveSelection(o.focus, o.skip, o.level)
 	if err != nil {
 		return withExit(exitUsage, err)
@@ -138,7 +148,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 	defer cancel()
 
 	cfg := runner.Config{
-		Areas: sel.areas, Requirements: sel.requirements, SkipAreas: sel.skipAreas, SkipRequirements: sel.skipRequirements,
+		Areas: sel.areas, Requirements: sel.requirements, Only: sel.only, SkipAreas: sel.skipAreas, SkipRequirements: sel.skipRequirements,
 		LabelFilter: o.labelFilter, DryRun: o.dryRun, FailFast: o.failFast, Timeout: o.timeout,
 		Verbose: o.verbose,
 	}
@@ -150,7 +160,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 		if err != nil {
 			return withExit(exitUsage, err)
 		}
-		listSpecs(stdout, report)
+		if listSpecs(stdout, report) == 0 {
+			return withExit(exitUsage, errNoSpecs)
+		}
 		return nil
 	}
 
@@ -170,28 +182,37 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 
 	var res result.Result
 	if o.parallel > 1 && o.workerResult == "" {
-		res, err = runWorkers(ctx, o, sel, target, stderr)
+		res, err = runWorkers(ctx, sigCtx, o, sel, target, stderr)
 	} else {
 		res, err = runInProcess(ctx, o, cfg, target, version, stderr)
 	}
 	if err != nil {
 		return withExit(exitUsage, err)
 	}
+	if sigCtx.Err() != nil && res.Incomplete == nil {
+		// The signal came after the last spec: the run is still not whole.
+		res.Incomplete = incompleteOf(res, runner.Stop{Cause: result.Interrupted})
+	}
 	if o.workerResult != "" {
+		// A worker always leaves its result, even an interrupted one; the
+		// parent merges it and decides the exit code.
 		return result.WriteFile(o.workerResult, res)
 	}
-	if len(res.Specs) == 0 {
+	if len(res.Specs) == 0 && res.Incomplete == nil {
 		return withExit(exitUsage, errNoSpecs)
 	}
 
 	cat := reports.FromCatalog()
 	rep := reports.Build(cat, res)
 	written, err := writeReportFiles(o.out, formats, res, rep)
+	if err == nil {
+		written, err = writeSummary(o.out, written, rep) // out/summary.md and $GITHUB_STEP_SUMMARY (report.go)
+	}
 	if err != nil {
 		return withExit(exitUsage, err)
 	}
 	if !o.quiet {
-		if err := render.WriteTerminal(stdout, rep, isTerminal(stdout)); err != nil {
+		if err := render.WriteTerminalWith(stdout, rep, render.TerminalOptions{Color: isTerminal(stdout), Verbose: o.verbose}); err != nil {
 			return withExit(exitUsage, err)
 		}
 	}
@@ -200,12 +221,37 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 	if len(written) > 0 {
 		where = "; reports: " + strings.Join(written, ", ")
 	}
-	fmt.Fprintf(stdout, "%s: %d passed, %d failed, %d skipped in %s%s\n", res.Target.Name, c.Passed, c.Failed, c.Skipped,
+	if res.Incomplete != nil {
+		fmt.Fprintln(stdout, res.Incomplete.Headline())
+	}
+	fmt.Fprintf(stdout, "%s: %s in %s%s\n", res.Target.Name, c.Summary(),
 		time.Duration(res.Duration).Round(time.Second), where)
-	if err := reports.Gate(cat, res, failOn, o.allowKnownDeviations); err != nil {
-		return withExit(exitFailed, fmt.Errorf("--fail-on=%s: %w", o.failOn, err))
+	return exitFor(res, reports.Gate(cat, res, failOn, o.allowKnownDeviations), o.failOn)
+}
+
+// exitFor is the run's exit: a lost target is 2 (like an unreachable one);
+// an incomplete run or a spec in error is 3, because the failures found may
+// be only part of the story; then failures at the gate are 1.
+func exitFor(res result.Result, gateErr error, failOn string) error {
+	inc := res.Incomplete
+	switch {
+	case inc != nil && inc.Cause == result.TargetLost:
+		return withExit(exitUsage, fmt.Errorf("target lost after %d of %d specs: %s", inc.Done, inc.Total, inc.Detail))
+	case inc != nil:
+		return withExit(exitIncomplete, errors.New(inc.Headline()))
+	case res.Counts().Errors > 0:
+		return withExit(exitIncomplete, fmt.Errorf("%d spec(s) ended in error (the harness could not finish them; not conformance failures)", res.Counts().Errors))
+	case gateErr != nil:
+		return withExit(exitFailed, fmt.Errorf("--fail-on=%s: %w", failOn, gateErr))
 	}
 	return nil
+}
+
+// incompleteOf describes a stopped run from its specs: done are those that
+// finished (anything but not run), total every selected one.
+func incompleteOf(res result.Result, stop runner.Stop) *result.Incomplete {
+	c := res.Counts()
+	return &result.Incomplete{Cause: stop.Cause, Detail: stop.Detail, Done: c.Total() - c.NotRun, Total: c.Total()}
 }
 
 // runInProcess runs the selected specs in this process with live progress.
@@ -225,19 +271,25 @@ func runInProcess(ctx context.Context, o *runOptions, cfg runner.Config, target 
 	if version == "" {
 		version = caps.GitVersion
 	}
-	return result.FromGinkgo(report, result.Target{Name: target.Name, Server: framework.ServerURL(), Version: version,
-		Capabilities: caps.CapabilityMap()}), nil
+	res := result.FromGinkgo(report, result.Target{Name: target.Name, Server: framework.ServerURL(), Version: version,
+		Capabilities: caps.CapabilityMap()})
+	if stop := runner.StopOf(ctx, report); stop.Cause != "" {
+		res.Incomplete = incompleteOf(res, stop)
+	}
+	return res, nil
 }
 
 // selection is what --focus, --skip and --level select, in runner terms.
 type selection struct {
-	areas, requirements         []string
+	areas, requirements         []string // the focus: their union
+	only                        []string // requirements at or above --level (nil: every level)
 	skipAreas, skipRequirements []string
 }
 
 // resolveSelection sorts each name into an area or a requirement ID and
-// applies the level: focused requirement IDs below it are dropped, and with
-// no requirement focus the level becomes the list of requirements at or above it.
+// applies the level: focused requirement IDs below it are dropped, and the
+// level becomes the list of requirements at or above it that every selected
+// spec must name one of.
 func resolveSelection(focus, skip []string, level string) (selection, error) {
 	var sel selection
 	min, err := catalog.ParseLevel(level)
@@ -276,14 +328,13 @@ func resolveSelection(focus, skip []string, level string) (selection, error) {
 	}
 	if len(sel.requirements) > 0 {
 		sel.requirements = slices.DeleteFunc(sel.requirements, func(id string) bool { return !atLevel(id) })
-		if len(sel.requirements) == 0 {
+		if len(sel.requirements) == 0 && len(sel.areas) == 0 {
 			return sel, fmt.Errorf("no focused requirement is at level %s or above", min)
 		}
-		return sel, nil
 	}
 	for _, r := range catalog.All() {
 		if atLevel(r.ID) {
-			sel.requirements = append(sel.requirements, r.ID)
+			sel.only = append(sel.only, r.ID)
 		}
 	}
 	return sel, nil
@@ -355,8 +406,9 @@ func writeRendered(path string, f render.Format, rep *reports.Report) error {
 	return file.Close()
 }
 
-// listSpecs prints the specs a dry run selected: area, requirements, text.
-func listSpecs(w io.Writer, report types.Report) {
+// listSpecs prints the specs a dry run selected (area, requirements, text)
+// and returns how many.
+func listSpecs(w io.Writer, report types.Report) int {
 	type row struct{ area, reqs, text string }
 	var rows []row
 	for _, s := range report.SpecReports {
@@ -376,4 +428,5 @@ func listSpecs(w io.Writer, report types.Report) {
 		fmt.Fprintf(w, "%-16s %-40s %s\n", r.area, r.reqs, r.text)
 	}
 	fmt.Fprintf(w, "%d specs selected\n", len(rows))
+	return len(rows)
 }

@@ -57,12 +57,12 @@ func TestResolveSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range must.requirements {
+	for _, id := range must.only {
 		if r, _ := catalog.ByID(id); r.Level != catalog.Must {
 			t.Errorf("--level must selected %s at %s", id, r.Level)
 		}
 	}
-	if len(must.requirements) == 0 {
+	if len(must.only) == 0 || len(must.requirements) != 0 {
 		t.Fatal("--level must selected nothing")
 	}
 	// A focused MAY requirement under --level must is an error, not a silent empty run.
@@ -75,6 +75,11 @@ func TestResolveSelection(t *testing.T) {
 	}
 	if _, err := resolveSelection([]string{may}, nil, "must"); err == nil {
 		t.Errorf("focusing the MAY requirement %s at --level must should fail", may)
+	}
+	// With an area focused too, the area remains (the focus is a union).
+	if sel, err := resolveSelection([]string{may, "watch"}, nil, "must"); err != nil || len(sel.requirements) != 0 ||
+		!slices.Equal(sel.areas, []string{"watch"}) {
+		t.Errorf("focus %s,watch at --level must = %+v, %v", may, sel, err)
 	}
 }
 

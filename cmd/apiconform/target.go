@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/tidwall/gjson"
@@ -76,12 +78,17 @@ func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (framework.Tar
 // preflight checks that the target answers and accepts our credentials
 // before any spec runs, so a wrong address or token is one clear line
 // instead of hundreds of failed specs. It returns the server's gitVersion.
+// Each request is bounded by the target's request timeout, so a server
+// that accepts connections and never answers fails here within it.
 func preflight(ctx context.Context, t framework.Target) (string, error) {
 	hc, base, err := t.HTTPClient()
 	if err != nil {
 		return "", err
 	}
+	timeout := cmp.Or(t.RequestTimeout, framework.DefaultRequestTimeout)
 	get := func(path string) (int, []byte, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 		if err != nil {
 			return 0, nil, err
@@ -89,11 +96,14 @@ func preflight(ctx context.Context, t framework.Target) (string, error) {
 		req.Header.Set("Accept", "application/json")
 		resp, err := hc.Do(req)
 		if err != nil {
-			return 0, nil, describeConnError(base, err)
+			return 0, nil, describeConnError(base, err, timeout)
 		}
 		defer resp.Body.Close()
 		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return resp.StatusCode, body, err
+		if err != nil {
+			return 0, nil, describeConnError(base, err, timeout)
+		}
+		return resp.StatusCode, body, nil
 	}
 	code, body, err := get("/version")
 	if err != nil {
@@ -134,7 +144,7 @@ func statusProblem(base, path string, code int, body []byte) error {
 }
 
 // describeConnError names the usual connection problems in one line.
-func describeConnError(base string, err error) error {
+func describeConnError(base string, err error, timeout time.Duration) error {
 	var unknownAuthority x509.UnknownAuthorityError
 	var hostname x509.HostnameError
 	var certInvalid x509.CertificateInvalidError
@@ -152,7 +162,7 @@ func describeConnError(base string, err error) error {
 	case errors.As(err, &dnsErr):
 		return fmt.Errorf("cannot resolve %s: %v", base, dnsErr)
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("cannot reach %s: timed out", base)
+		return fmt.Errorf("cannot reach %s: no answer within --request-timeout %s", base, timeout)
 	}
 	return fmt.Errorf("cannot reach %s: %v", base, err)
 }

@@ -24,12 +24,17 @@ import (
 // each on its share of the areas, and merges their results. Areas are the
 // unit of sharing because every spec already works in its own namespace.
 
-func runWorkers(ctx context.Context, o *runOptions, sel selection, target framework.Target, stderr io.Writer) (result.Result, error) {
-	areas := sel.areas
-	if len(areas) == 0 {
-		areas = slices.DeleteFunc(catalog.Areas(), func(a string) bool { return slices.Contains(sel.skipAreas, a) })
-	}
-	groups := shareAreas(areas, o.parallel)
+// An interrupt reaches only this process (workers run in their own process
+// group, so a terminal's Ctrl-C does not hit them twice): it is passed on to
+// each worker once, as SIGINT, and each worker stops, cleans up and writes
+// what it has. A worker that leaves no result makes the run incomplete.
+
+// workerGrace is how long a signalled worker may take to clean up and write
+// its result before it is killed.
+const workerGrace = 60 * time.Second
+
+func runWorkers(ctx, sigCtx context.Context, o *runOptions, sel selection, target framework.Target, stderr io.Writer) (result.Result, error) {
+	groups := shareAreas(selectedAreas(sel), o.parallel)
 	self, err := os.Executable()
 	if err != nil {
 		return result.Result{}, fmt.Errorf("parallel run: %w", err)
@@ -51,6 +56,9 @@ func runWorkers(ctx context.Context, o *runOptions, sel selection, target framew
 		args := workerArgs(o, sel, target, group, files[i])
 		cmd := exec.CommandContext(ctx, self, args...)
 		cmd.Env = append(os.Environ(), tokenEnv+"="+target.Token)
+		cmd.SysProcAttr = ownProcessGroup()
+		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		cmd.WaitDelay = workerGrace
 		pipe, err := cmd.StderrPipe()
 		if err != nil {
 			return result.Result{}, err
@@ -72,16 +80,71 @@ func runWorkers(ctx context.Context, o *runOptions, sel selection, target framew
 
 	parts := make([]result.Result, len(files))
 	for i, file := range files {
+		part, err := result.ReadFile(file)
+		if err == nil {
+			parts[i] = part // an interrupted worker exits non-zero but leaves its result
+			continue
+		}
+		why := err
 		if errs[i] != nil {
-			return result.Result{}, errs[i]
+			why = errs[i]
 		}
-		if parts[i], err = result.ReadFile(file); err != nil {
-			return result.Result{}, fmt.Errorf("worker for %s: %w", strings.Join(groups[i], ","), err)
+		cause := result.WorkerFailed
+		if sigCtx.Err() != nil {
+			cause = result.Interrupted
 		}
+		fmt.Fprintf(stderr, "apiconform: worker for %s left no result: %v\n", strings.Join(groups[i], ","), why)
+		done, total := agg.counts(i)
+		parts[i] = result.Result{SchemaVersion: result.SchemaVersion, Specs: []result.SpecResult{},
+			Incomplete: &result.Incomplete{Cause: cause, Detail: fmt.Sprintf("worker for %s: %v", strings.Join(groups[i], ","), why),
+				Done: done, Total: total}}
 	}
 	merged := result.Merge(parts...)
+	if merged.Target.Name == "" {
+		for _, p := range parts {
+			if p.Target.Name != "" {
+				merged.Target = p.Target
+				break
+			}
+		}
+	}
 	merged.Duration = result.Duration(time.Since(start))
 	return merged, nil
+}
+
+// selectedAreas are the areas the selection touches: the focused areas and
+// those of the focused requirements, or every area not skipped.
+func selectedAreas(sel selection) []string {
+	if len(sel.areas) == 0 && len(sel.requirements) == 0 {
+		return slices.DeleteFunc(catalog.Areas(), func(a string) bool { return slices.Contains(sel.skipAreas, a) })
+	}
+	areas := slices.Clone(sel.areas)
+	for _, id := range sel.requirements {
+		if r, ok := catalog.ByID(id); ok && !slices.Contains(areas, r.Area) {
+			areas = append(areas, r.Area)
+		}
+	}
+	return areas
+}
+
+// workerFocus is a worker's share of the focus: each of its areas whole when
+// the area itself was focused (or nothing was), else the focused
+// requirements of that area.
+func workerFocus(sel selection, areas []string) []string {
+	var out []string
+	whole := len(sel.areas) == 0 && len(sel.requirements) == 0
+	for _, a := range areas {
+		if whole || slices.Contains(sel.areas, a) {
+			out = append(out, a)
+			continue
+		}
+		for _, id := range sel.requirements {
+			if r, ok := catalog.ByID(id); ok && r.Area == a {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
 }
 
 // shareAreas splits areas into at most n groups of similar size, weighing an
@@ -113,7 +176,7 @@ func workerArgs(o *runOptions, sel selection, t framework.Target, areas []string
 	args := []string{"run", "--worker-result", out, "--fail-on", "none", "--format", "json",
 		"--level", o.level, "--timeout", o.timeout.String(), "--request-timeout", o.requestTimeout.String(),
 		"--watch-timeout", o.watchTimeout.String(), "--compaction-wait", o.compactionWait.String(),
-		"--target-name", t.Name, "--focus", strings.Join(append(append([]string{}, areas...), focusedRequirements(o.focus)...), ",")}
+		"--target-name", t.Name, "--focus", strings.Join(workerFocus(sel, areas), ",")}
 	if len(o.skip) > 0 {
 		args = append(args, "--skip", strings.Join(o.skip, ","))
 	}
@@ -137,21 +200,17 @@ func workerArgs(o *runOptions, sel selection, t framework.Target, areas []string
 	return args
 }
 
-// focusedRequirements keeps the requirement IDs of a --focus list.
-func focusedRequirements(focus []string) []string {
-	var ids []string
-	for _, f := range focus {
-		if _, ok := catalog.ByID(strings.TrimSpace(f)); ok {
-			ids = append(ids, strings.TrimSpace(f))
-		}
-	}
-	return ids
-}
-
 // workerProgress adds the workers' progress lines into one count.
 type workerProgress struct {
 	mu           sync.Mutex
 	totals, done []int
+}
+
+// counts is worker i's progress: specs finished and selected.
+func (a *workerProgress) counts(i int) (done, total int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.done[i], a.totals[i]
 }
 
 func (a *workerProgress) follow(i int, r io.Reader, p *progressPrinter, passthrough io.Writer) {
@@ -178,6 +237,6 @@ func (a *workerProgress) follow(i int, r io.Reader, p *progressPrinter, passthro
 			sumTotal += a.totals[k]
 		}
 		a.mu.Unlock()
-		p.report(sumDone, sumTotal, f[2] == "FAIL", f[3], f[4])
+		p.report(sumDone, sumTotal, f[2], f[3], f[4])
 	}
 }

@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/net/html"
 
+	"github.com/apiconform/apiconform/reports"
 	"github.com/apiconform/apiconform/reports/internal/chromium"
+	"github.com/apiconform/apiconform/reports/sample"
 )
 
 // domRow is a matrix row as the browser left it.
@@ -45,6 +49,13 @@ func hasClass(n *html.Node, c string) bool {
 // loadInBrowser renders the comparison report to a file, opens it in
 // headless Chromium with the fragment, and returns the DOM after the JS ran.
 func loadInBrowser(t *testing.T, fragment string) (rows []domRow, body *html.Node, root *html.Node) {
+	return loadReportInBrowser(t, multiReport(), fragment)
+}
+
+// firstScreen is the window the failures must start in: a laptop's 1280×800.
+const firstScreenW, firstScreenH = 1280, 800
+
+func loadReportInBrowser(t *testing.T, rep *reports.Report, fragment string) (rows []domRow, body *html.Node, root *html.Node) {
 	t.Helper()
 	if _, err := chromium.Find(); errors.Is(err, chromium.ErrNotFound) {
 		t.Skip(err)
@@ -52,7 +63,7 @@ func loadInBrowser(t *testing.T, fragment string) (rows []domRow, body *html.Nod
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, multiReport()); err != nil {
+	if err := WriteHTML(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
@@ -64,7 +75,7 @@ func loadInBrowser(t *testing.T, fragment string) (rows []domRow, body *html.Nod
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dom, err := chromium.DumpDOM(ctx, u)
+	dom, err := chromium.DumpDOMSize(ctx, u, firstScreenW, firstScreenH)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +179,135 @@ func TestHTMLInChromium(t *testing.T) {
 	})
 }
 
+// manyFailures is the sample run with fifteen failing specs and an error,
+// the case the reader met.
+func manyFailures() *reports.Report {
+	r := sample.Erroring()
+	base := r.Specs[5] // the failing paging spec, with its exchanges
+	for i := 0; i < 14; i++ {
+		s := base
+		s.Name = fmt.Sprintf("%s (variant %d)", base.Name, i+1)
+		r.Specs = append(r.Specs, s)
+	}
+	return reports.Build(sample.Catalogue(), r)
+}
+
+// TestHTMLFailuresFirst: in a headless browser the failures (and errors)
+// start on the first screen, above the matrix, with a jump list entry per
+// failure; the Chinese source quote shows in English with its upstream
+// link, and the original is hidden when no font can draw it.
+func TestHTMLFailuresFirst(t *testing.T) {
+	rep := manyFailures()
+	_, body, root := loadReportInBrowser(t, rep, "")
+	top, _ := attr(body, "data-failures-top")
+	height, _ := attr(body, "data-viewport-height")
+	topN, err1 := strconv.Atoi(top)
+	heightN, err2 := strconv.Atoi(height)
+	if err1 != nil || err2 != nil || heightN == 0 {
+		t.Fatalf("the page did not measure its failures section: top %q, viewport %q", top, height)
+	}
+	if topN >= heightN {
+		t.Errorf("the failures start at %dpx, below the first screen (%dpx)", topN, heightN)
+	}
+	t.Logf("failures start at %dpx of a %dpx first screen", topN, heightN)
+
+	var jump, order []string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			if id, _ := attr(n, "id"); id == "failures" || id == "matrix" {
+				order = append(order, id)
+			}
+			if n.Data == "li" && n.Parent != nil {
+				if id, _ := attr(n.Parent, "id"); id == "jump" {
+					jump = append(jump, textOf(n))
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(root)
+	if strings.Join(order, ",") != "failures,matrix" {
+		t.Errorf("sections in order %v, want the failures before the matrix", order)
+	}
+	if want := len(rep.Failures) + len(rep.Errors); len(jump) != want {
+		t.Errorf("%d jump-list entries, want %d", len(jump), want)
+	}
+	for _, j := range jump {
+		if !strings.Contains(j, "PAGE-CONTINUE-CONSISTENT: ") && !strings.Contains(j, "WATCH-RV-EXACT: error: ") {
+			t.Errorf("jump-list entry %q is not a verdict line", j)
+		}
+	}
+
+	cjk, _ := attr(body, "data-cjk")
+	if cjk != "rendered" && cjk != "missing" {
+		t.Fatalf("data-cjk = %q: the font check did not run", cjk)
+	}
+	htmlEl := root.FirstChild
+	for htmlEl != nil && (htmlEl.Type != html.ElementNode || htmlEl.Data != "html") {
+		htmlEl = htmlEl.NextSibling
+	}
+	if htmlEl != nil && (cjk == "missing") != hasClass(htmlEl, "no-cjk") {
+		t.Errorf("data-cjk %s but <html> class no-cjk is %v", cjk, hasClass(htmlEl, "no-cjk"))
+	}
+	page := textOf(root)
+	for _, want := range []string{"On compatibility: “It must be possible to round-trip", "必须能够往返更改"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestHTMLScreenshot takes the first screen of the many-failures page
+// (1280×800) as a PNG, the picture the README describes.
+func TestHTMLScreenshot(t *testing.T) {
+	if _, err := chromium.Find(); errors.Is(err, chromium.ErrNotFound) {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, manyFailures()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := chromium.FileURL(page, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	png := filepath.Join(dir, "first-screen.png")
+	if err := chromium.Screenshot(ctx, u, png, firstScreenW, firstScreenH); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("APICONFORM_SCREENSHOT_OUT"); out != "" {
+		data, _ := os.ReadFile(png)
+		if err := os.WriteFile(out, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
 // The page must be self-contained: no external src/href, stylesheet or fetch.
 func TestHTMLSelfContained(t *testing.T) {
 	var buf bytes.Buffer
@@ -182,7 +322,9 @@ func TestHTMLSelfContained(t *testing.T) {
 	walk = func(n *html.Node) {
 		if n.Type == html.ElementNode {
 			for _, a := range n.Attr {
-				if (a.Key == "src" || a.Key == "href" || a.Key == "action") && !strings.HasPrefix(a.Val, "#") {
+				// Links a reader follows (a document's upstream page) are fine; nothing is loaded from outside.
+				link := n.Data == "a" && a.Key == "href" && strings.HasPrefix(a.Val, "https://")
+				if (a.Key == "src" || a.Key == "href" || a.Key == "action") && !strings.HasPrefix(a.Val, "#") && !link {
 					t.Errorf("<%s %s=%q> points outside the page", n.Data, a.Key, a.Val)
 				}
 			}

@@ -29,22 +29,24 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 
 // The view is the report flattened into what the template lays out.
 type htmlView struct {
-	CSS       template.CSS
-	JS        template.JS
-	Title     string
-	Columns   []htmlColumn
-	NCols     int // columns in the matrix (requirement + level + results)
-	Changes   []reports.Change
-	Counts    map[string]int
-	AreaNames []string
-	Levels    []string
-	Areas     []htmlArea
-	LevelRows []htmlTotalsRow
-	Tables    []reports.MarkedTable
-	Failures  []htmlFailure
-	Skipped   []htmlSkipped
-	Total     int
-	Multi     bool
+	Incomplete []string // INCOMPLETE headlines, shown first
+	Problems   string   // "Failures (3) and errors (1)"
+	CSS        template.CSS
+	JS         template.JS
+	Title      string
+	Columns    []htmlColumn
+	NCols      int // columns in the matrix (requirement + level + results)
+	Changes    []reports.Change
+	Counts     map[string]int
+	AreaNames  []string
+	Levels     []string
+	Areas      []htmlArea
+	LevelRows  []htmlTotalsRow
+	Tables     []reports.MarkedTable
+	Failures   []htmlFailure
+	Skipped    []htmlSkipped
+	Total      int
+	Multi      bool
 }
 
 type htmlColumn struct {
@@ -75,6 +77,7 @@ type htmlTotalsRow struct {
 type htmlRow struct {
 	ID, Title, Level, Area, Outcomes, Search string
 	Section, Quote, Doc                      string
+	Original, Lang, URL                      string // a translated document's own words, its language, the upstream page
 	Deviation                                string
 	Uncatalogued                             bool
 	Cells                                    []htmlCell
@@ -90,16 +93,36 @@ type htmlCell struct {
 }
 
 type htmlFailure struct {
-	Anchor    string
-	Label     string
-	Spec      result.SpecResult
-	Message   string
-	Location  string
-	Exchanges []result.Exchange
+	Anchor   string
+	Label    string
+	Class    string // fail or error
+	Verdict  string // the one-line verdict with requirement IDs
+	Spec     result.SpecResult
+	Message  string
+	Location string
+	Decisive *htmlExchange
+	Steps    []htmlExchange // the spec's other requests
+	Aside    []htmlExchange // setup and teardown
+}
+
+type htmlExchange struct {
+	Role, Method, URL, Short, Note string
+	Status                         int
+	StatusClass                    string
+	RequestHeaders                 []result.Header
+	RequestBody                    string
+	ResponseHeaders                []result.Header
+	ResponseBody                   string
+}
+
+func exchangeView(x result.Exchange, keep bool) htmlExchange {
+	return htmlExchange{Role: roleLabel(x.Role), Method: x.Method, URL: x.URL, Short: shortURL(x.URL), Note: x.Note,
+		Status: x.Status, StatusClass: fmt.Sprintf("s%dxx", x.Status/100), RequestHeaders: x.RequestHeaders,
+		RequestBody: shownBody(x.RequestBody, keep, 0), ResponseHeaders: x.ResponseHeaders, ResponseBody: shownBody(x.ResponseBody, keep, 0)}
 }
 
 type htmlSkipped struct {
-	Label, Name, Reason string
+	Label, Outcome, Name, Reason string
 }
 
 // htmlIcon is a one-glyph verdict for HTML.
@@ -145,14 +168,20 @@ func WriteHTML(w io.Writer, rep *reports.Report) error {
 		v.Columns = append(v.Columns, hc)
 	}
 	v.Title = "apiconform report — " + strings.Join(labels, " vs ")
+	for _, c := range rep.Columns {
+		if h := incompleteText(rep, c); h != "" {
+			v.Incomplete = append(v.Incomplete, h)
+		}
+	}
+	v.Problems = problemsTitle(rep)
 
-	// Failures get anchors so matrix cells can link to them.
+	// Failures and errors get anchors so matrix cells can link to them.
 	anchors := map[[2]int]string{}
-	for i, f := range rep.Failures {
+	for i, f := range problems(rep) {
 		hf := failureView(f, fmt.Sprintf("failure-%d", i+1))
 		v.Failures = append(v.Failures, hf)
 		for si, s := range rep.Results[f.Column].Specs {
-			if s.Name == f.Spec.Name && s.Outcome == result.Failed {
+			if s.Name == f.Spec.Name && s.Outcome == f.Spec.Outcome {
 				anchors[[2]int{f.Column, si}] = hf.Anchor
 			}
 		}
@@ -166,21 +195,23 @@ func WriteHTML(w io.Writer, rep *reports.Report) error {
 		}
 		for ri, r := range g.Rows {
 			rq := r.Requirement
-			hr := htmlRow{ID: rq.ID, Title: rq.Title, Level: levelText(r), Area: g.Name, Section: rq.Source.Section, Quote: rq.Source.Quote,
-				Doc: rq.Source.Doc, Deviation: deviationText(r), Uncatalogued: r.Uncatalogued}
+			src := sourceOf(rq)
+			hr := htmlRow{ID: rq.ID, Title: rq.Title, Level: levelText(r), Area: g.Name, Section: src.Section, Quote: src.Quote,
+				Original: src.Original, Lang: src.Lang, URL: src.URL, Doc: rq.Source.Doc, Deviation: deviationText(r), Uncatalogued: r.Uncatalogued}
 			levelSeen[hr.Level] = true
 			var outs []string
 			for ci, c := range r.Cells {
 				outs = append(outs, string(c.Status))
 				hc := htmlCell{Cell: c, Status: c.Status, Reason: c.Reason}
-				if n := c.Passed + c.Failed + c.Skipped; n > 0 {
-					hc.Counts = fmt.Sprintf("%d spec(s): %d passed, %d failed, %d skipped", n, c.Passed, c.Failed, c.Skipped)
+				if n := c.Passed + c.Failed + c.Errors + c.Skipped + c.NotApplicable + c.NotRun; n > 0 {
+					hc.Counts = fmt.Sprintf("%d spec(s): %d passed, %d failed, %d error, %d skipped, %d not applicable, %d not run",
+						n, c.Passed, c.Failed, c.Errors, c.Skipped, c.NotApplicable, c.NotRun)
 				}
-				if c.Status == reports.Fail {
+				if c.Status == reports.Fail || c.Status == reports.Error {
 					hc.DetailID = fmt.Sprintf("detail-%d-%d-%d", ai, ri, ci)
 					for _, si := range c.Specs {
 						s := rep.Results[ci].Specs[si]
-						if s.Outcome == result.Failed {
+						if s.Outcome == result.Failed || s.Outcome == result.Errored {
 							hc.Failures = append(hc.Failures, failureView(reports.FailureEntry{Column: ci, Label: labels[ci], Spec: s}, anchors[[2]int{ci, si}]))
 						}
 					}
@@ -188,7 +219,7 @@ func WriteHTML(w io.Writer, rep *reports.Report) error {
 				hr.Cells = append(hr.Cells, hc)
 			}
 			hr.Outcomes = strings.Join(outs, " ")
-			hr.Search = strings.ToLower(rq.ID + " " + rq.Title + " " + rq.Source.Section)
+			hr.Search = strings.ToLower(rq.ID + " " + rq.Title + " " + src.Section)
 			ha.Rows = append(ha.Rows, hr)
 			v.Total++
 		}
@@ -215,8 +246,9 @@ func WriteHTML(w io.Writer, rep *reports.Report) error {
 	}
 	for ci, r := range rep.Results {
 		for _, s := range r.Specs {
-			if s.Outcome == result.Skipped {
-				v.Skipped = append(v.Skipped, htmlSkipped{Label: labels[ci], Name: s.Name, Reason: s.SkipReason})
+			switch s.Outcome {
+			case result.Skipped, result.NotApplicable, result.NotRun:
+				v.Skipped = append(v.Skipped, htmlSkipped{Label: labels[ci], Outcome: outcomeWord(s.Outcome), Name: s.Name, Reason: s.SkipReason})
 			}
 		}
 	}
@@ -224,10 +256,26 @@ func WriteHTML(w io.Writer, rep *reports.Report) error {
 }
 
 func failureView(f reports.FailureEntry, anchor string) htmlFailure {
-	hf := htmlFailure{Anchor: anchor, Label: f.Label, Spec: f.Spec, Exchanges: f.Spec.Exchanges}
+	hf := htmlFailure{Anchor: anchor, Label: f.Label, Spec: f.Spec, Class: "fail", Verdict: verdictLine(f.Spec)}
+	if f.Spec.Outcome == result.Errored {
+		hf.Class = "error"
+	}
 	if f.Spec.Failure != nil {
 		hf.Message = f.Spec.Failure.Message
 		hf.Location = f.Spec.Failure.Location
+	}
+	keep := keepsManagedFields(f.Spec)
+	main, aside := exchangeGroups(f.Spec.Exchanges)
+	if len(main) > 0 && main[0].Role == result.Decisive {
+		d := exchangeView(main[0], keep)
+		hf.Decisive = &d
+		main = main[1:]
+	}
+	for _, x := range main {
+		hf.Steps = append(hf.Steps, exchangeView(x, keep))
+	}
+	for _, x := range aside {
+		hf.Aside = append(hf.Aside, exchangeView(x, keep))
 	}
 	return hf
 }

@@ -16,6 +16,7 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
 	Skipped  int          `xml:"skipped,attr"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
@@ -31,6 +32,7 @@ type junitSuite struct {
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties []junitProperty `xml:"properties>property,omitempty"`
 	Cases      []junitCase     `xml:"testcase"`
+	SystemErr  string          `xml:"system-err,omitempty"`
 }
 
 type junitProperty struct {
@@ -44,6 +46,7 @@ type junitCase struct {
 	Time       string          `xml:"time,attr"`
 	Properties []junitProperty `xml:"properties>property,omitempty"`
 	Failure    *junitFailure   `xml:"failure,omitempty"`
+	Error      *junitFailure   `xml:"error,omitempty"`
 	Skipped    *junitSkipped   `xml:"skipped,omitempty"`
 }
 
@@ -59,9 +62,13 @@ type junitSkipped struct {
 
 func seconds(d result.Duration) string { return fmt.Sprintf("%.3f", d.Std().Seconds()) }
 
-// WriteJUnit writes one <testsuite> per result and one <testcase> per spec:
-// classname is the area, requirement IDs are properties, the failure text
-// carries the message, location and HTTP exchanges.
+// WriteJUnit writes one <testsuite> per result and one <testcase> per spec.
+// A testcase's name starts with its requirement IDs and its classname is the
+// area; a failure's message is the one-line verdict (the headline CI
+// systems show) and its text has the failure, the decisive exchange first
+// and the setup/teardown requests listed last. Harness errors are <error>;
+// skipped, not-applicable and not-run specs are <skipped> with the reason.
+// An incomplete run says so in a property and in the suite's system-err.
 func WriteJUnit(w io.Writer, rep *reports.Report) error {
 	doc := junitSuites{Name: "apiconform"}
 	var total result.Duration
@@ -78,27 +85,38 @@ func WriteJUnit(w io.Writer, rep *reports.Report) error {
 			junitProperty{Name: "mustConformance", Value: col.Must.PercentText()},
 			junitProperty{Name: "schemaVersion", Value: r.SchemaVersion},
 		)
+		if h := col.Incomplete.Headline(); h != "" {
+			s.Properties = append(s.Properties, junitProperty{Name: "incomplete", Value: h})
+			s.SystemErr = h
+		}
 		for _, name := range sortedKeys(r.Target.Capabilities) {
 			s.Properties = append(s.Properties, junitProperty{Name: "capability." + name, Value: fmt.Sprint(r.Target.Capabilities[name])})
 		}
 		for _, sp := range r.Specs {
 			c := junitCase{Name: sp.Name, Classname: sp.Area, Time: seconds(sp.Duration)}
+			if len(sp.Requirements) > 0 {
+				c.Name = strings.Join(sp.Requirements, ", ") + ": " + sp.Name
+			}
 			for _, id := range sp.Requirements {
 				c.Properties = append(c.Properties, junitProperty{Name: "requirement", Value: id})
 			}
 			switch sp.Outcome {
 			case result.Failed:
 				s.Failures++
-				c.Failure = junitFailureFor(sp)
-			case result.Skipped:
+				c.Failure = junitFailureFor(sp, "failed")
+			case result.Errored:
+				s.Errors++
+				c.Error = junitFailureFor(sp, "error")
+			case result.Skipped, result.NotApplicable, result.NotRun:
 				s.Skipped++
-				c.Skipped = &junitSkipped{Message: sp.SkipReason}
+				c.Skipped = &junitSkipped{Message: skipMessage(sp)}
 			}
 			s.Cases = append(s.Cases, c)
 		}
 		s.Tests = len(r.Specs)
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
+		doc.Errors += s.Errors
 		doc.Skipped += s.Skipped
 		total += r.Duration
 		doc.Suites = append(doc.Suites, s)
@@ -116,20 +134,42 @@ func WriteJUnit(w io.Writer, rep *reports.Report) error {
 	return err
 }
 
-func junitFailureFor(sp result.SpecResult) *junitFailure {
-	f := &junitFailure{Type: "failed"}
+// skipMessage is the reason, prefixed for the outcomes JUnit has no word for.
+func skipMessage(sp result.SpecResult) string {
+	switch sp.Outcome {
+	case result.NotApplicable:
+		return "not applicable: " + sp.SkipReason
+	case result.NotRun:
+		return "not run: " + sp.SkipReason
+	}
+	return sp.SkipReason
+}
+
+func junitFailureFor(sp result.SpecResult, typ string) *junitFailure {
+	f := &junitFailure{Type: typ, Message: verdictLine(sp)}
 	var b strings.Builder
+	b.WriteString(f.Message + "\n")
 	if sp.Failure != nil {
-		f.Message = firstLine(sp.Failure.Message)
-		b.WriteString(sp.Failure.Message)
-		b.WriteString("\n")
 		if sp.Failure.Location != "" {
 			fmt.Fprintf(&b, "at %s\n", sp.Failure.Location)
 		}
+		b.WriteString("\n" + strings.TrimSpace(sp.Failure.Message) + "\n")
 	}
-	for i, x := range sp.Exchanges {
-		fmt.Fprintf(&b, "\n--- HTTP exchange %d ---\n", i+1)
-		b.WriteString(exchangeText(x))
+	main, aside := exchangeGroups(sp.Exchanges)
+	keep := keepsManagedFields(sp)
+	for i, x := range main {
+		fmt.Fprintf(&b, "\n--- HTTP exchange %d (%s) ---\n", i+1, roleLabel(x.Role))
+		limit := maxShownBody
+		if x.Role != result.Decisive {
+			limit = maxStepBody
+		}
+		b.WriteString(exchangeText(x, keep, limit))
+	}
+	if len(aside) > 0 {
+		b.WriteString("\n--- setup and teardown requests ---\n")
+		for _, x := range aside {
+			fmt.Fprintf(&b, "%s: %s\n", roleLabel(x.Role), exchangeHead(x))
+		}
 	}
 	f.Text = b.String()
 	return f

@@ -10,8 +10,10 @@ import (
 	"github.com/apiconform/apiconform/reports/result"
 )
 
-// WriteMarkdown renders GitHub-flavoured Markdown: summary, changes, matrix,
-// totals, documented tables, then failures with their HTTP exchanges.
+// WriteMarkdown renders the full report as GitHub-flavoured Markdown:
+// summary, one verdict line per failure, changes, matrix, totals, documented
+// tables, then each failure's details (decisive exchange first) and the
+// specs that were skipped, not applicable or not run.
 func WriteMarkdown(out io.Writer, rep *reports.Report) error {
 	w := bufio.NewWriter(out)
 	labels := make([]string, len(rep.Columns))
@@ -21,6 +23,11 @@ func WriteMarkdown(out io.Writer, rep *reports.Report) error {
 
 	fmt.Fprintln(w, "# apiconform conformance report")
 	fmt.Fprintln(w)
+	for _, c := range rep.Columns {
+		if h := incompleteText(rep, c); h != "" {
+			fmt.Fprintf(w, "> [!WARNING]\n> **%s**\n\n", mdCell(h))
+		}
+	}
 	fmt.Fprintf(w, "| | %s |\n", strings.Join(labels, " | "))
 	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(labels)))
 	row := func(name string, f func(reports.Column) string) {
@@ -42,8 +49,17 @@ func WriteMarkdown(out io.Writer, rep *reports.Report) error {
 	row("Specs", func(c reports.Column) string { return specsText(c.Specs) })
 	row("Capabilities", func(c reports.Column) string { return mdCell(capabilitiesText(c.Target.Capabilities)) })
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "> Conformance = requirements passed ÷ testable requirements; skipped and uncovered requirements count against it. "+
-		"Legend: ✅ pass · ❌ fail · ⏭️ skipped · ⚪ not covered.")
+	fmt.Fprintln(w, "> Conformance = requirements passed ÷ applicable, testable requirements; failed, errored, skipped, not-run and uncovered requirements count against it. "+
+		"Legend: ✅ pass · ❌ fail · ⚠️ error (the harness could not finish the check) · ⏭️ skipped · ➖ not applicable · ⏸️ not run · ⚪ not covered.")
+
+	probs := problems(rep)
+	if len(probs) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "## %s\n\n", problemsTitle(rep))
+		for i, f := range probs {
+			fmt.Fprintf(w, "%s [details](#%s)\n", summaryLine(rep, f), mdAnchor(i))
+		}
+	}
 
 	if len(rep.Columns) > 1 {
 		fmt.Fprintln(w)
@@ -80,10 +96,16 @@ func WriteMarkdown(out io.Writer, rep *reports.Report) error {
 		fmt.Fprintf(w, "|---|---|%s\n", strings.Repeat("---|", len(labels)))
 		for _, r := range g.Rows {
 			desc := fmt.Sprintf("`%s`<br>%s", r.Requirement.ID, mdCell(r.Requirement.Title))
-			if src := r.Requirement.Source; src.Section != "" {
-				desc += fmt.Sprintf("<br><sub>%s", mdCell(src.Section))
+			if src := sourceOf(r.Requirement); src.Section != "" {
+				desc += "<br><sub>" + mdCell(src.Section)
 				if src.Quote != "" {
 					desc += ": “" + mdCell(src.Quote) + "”"
+				}
+				if src.Original != "" {
+					desc += " (" + src.Lang + ": " + mdCell(src.Original) + ")"
+				}
+				if src.URL != "" {
+					desc += " — [source](" + src.URL + ")"
 				}
 				desc += "</sub>"
 			}
@@ -152,51 +174,28 @@ func WriteMarkdown(out io.Writer, rep *reports.Report) error {
 		}
 	}
 
-	if len(rep.Failures) > 0 {
+	if len(probs) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "## Failures (%d)\n", len(rep.Failures))
-		for _, f := range rep.Failures {
-			fmt.Fprintln(w)
-			fmt.Fprintf(w, "### ❌ %s — %s\n\n", mdCell(f.Label), mdCell(f.Spec.Name))
-			reqs := make([]string, len(f.Spec.Requirements))
-			for i, id := range f.Spec.Requirements {
-				reqs[i] = "`" + id + "`"
-			}
-			fmt.Fprintf(w, "Requirements: %s · area `%s`", strings.Join(reqs, ", "), mdCell(f.Spec.Area))
-			if f.Spec.Failure != nil && f.Spec.Failure.Location != "" {
-				fmt.Fprintf(w, " · at `%s`", f.Spec.Failure.Location)
-			}
-			fmt.Fprintln(w)
-			if f.Spec.Failure != nil {
-				fmt.Fprintln(w)
-				fmt.Fprint(w, mdFence("text", f.Spec.Failure.Message))
-			}
-			if len(f.Spec.Exchanges) > 0 {
-				fmt.Fprintln(w)
-				fmt.Fprintf(w, "<details><summary>%d HTTP exchange(s)</summary>\n", len(f.Spec.Exchanges))
-				for _, x := range f.Spec.Exchanges {
-					fmt.Fprintln(w)
-					fmt.Fprint(w, mdExchange(x))
-				}
-				fmt.Fprintln(w)
-				fmt.Fprintln(w, "</details>")
-			}
+		fmt.Fprintln(w, "## Failure details")
+		for i, f := range probs {
+			mdFailure(w, rep, f, i)
 		}
 	}
 
 	var skipped []string
 	for ci, r := range rep.Results {
 		for _, s := range r.Specs {
-			if s.Outcome == result.Skipped {
-				skipped = append(skipped, fmt.Sprintf("| %s | %s | %s |", labels[ci], mdCell(s.Name), mdCell(s.SkipReason)))
+			switch s.Outcome {
+			case result.Skipped, result.NotApplicable, result.NotRun:
+				skipped = append(skipped, fmt.Sprintf("| %s | %s | %s | %s |", labels[ci], outcomeWord(s.Outcome), mdCell(s.Name), mdCell(s.SkipReason)))
 			}
 		}
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "## Skipped specs (%d)\n\n", len(skipped))
-		fmt.Fprintln(w, "| Result | Spec | Reason |")
-		fmt.Fprintln(w, "|---|---|---|")
+		fmt.Fprintf(w, "## Skipped, not applicable and not run (%d)\n\n", len(skipped))
+		fmt.Fprintln(w, "| Result | Outcome | Spec | Reason |")
+		fmt.Fprintln(w, "|---|---|---|---|")
 		for _, s := range skipped {
 			fmt.Fprintln(w, s)
 		}
@@ -204,19 +203,87 @@ func WriteMarkdown(out io.Writer, rep *reports.Report) error {
 	return w.Flush()
 }
 
-func mdExchange(x result.Exchange) string {
+// mdAnchor is the id of the i-th failure's details.
+func mdAnchor(i int) string { return fmt.Sprintf("failure-%d", i+1) }
+
+// mdFailure writes one failure's details: verdict, requirements, message,
+// the decisive exchange in full, other steps and setup/teardown collapsed.
+func mdFailure(w io.Writer, rep *reports.Report, f reports.FailureEntry, i int) {
+	icon := "❌"
+	if f.Spec.Outcome == result.Errored {
+		icon = "⚠️"
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "### <a id=\"%s\"></a>%s %s — %s\n\n", mdAnchor(i), icon, mdCell(f.Label), mdCell(f.Spec.Name))
+	fmt.Fprintf(w, "**%s**\n\n", mdText(verdictLine(f.Spec)))
+	reqs := make([]string, len(f.Spec.Requirements))
+	for i, id := range f.Spec.Requirements {
+		reqs[i] = "`" + id + "`"
+		if row, ok := rep.Requirement(id); ok && row.Requirement.Title != "" {
+			reqs[i] += " (" + mdText(row.Requirement.Title) + ")"
+		}
+	}
+	fmt.Fprintf(w, "Requirements: %s · area `%s`", strings.Join(reqs, ", "), mdCell(f.Spec.Area))
+	if f.Spec.Failure != nil && f.Spec.Failure.Location != "" {
+		fmt.Fprintf(w, " · at `%s`", f.Spec.Failure.Location)
+	}
+	fmt.Fprintln(w)
+	keep := keepsManagedFields(f.Spec)
+	main, aside := exchangeGroups(f.Spec.Exchanges)
+	if len(main) > 0 && main[0].Role == result.Decisive {
+		fmt.Fprintln(w)
+		fmt.Fprint(w, mdExchange(main[0], keep, maxShownBody))
+		main = main[1:]
+	}
+	if f.Spec.Failure != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "<details><summary>Failure message</summary>\n\n%s\n</details>\n", mdFence("text", f.Spec.Failure.Message))
+	}
+	if len(main) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "<details><summary>%d other request(s) of the spec</summary>\n", len(main))
+		for _, x := range main {
+			fmt.Fprintln(w)
+			fmt.Fprint(w, mdExchange(x, keep, maxStepBody))
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "</details>")
+	}
+	if len(aside) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "<details><summary>%d setup/teardown request(s)</summary>\n\n", len(aside))
+		for _, x := range aside {
+			fmt.Fprintf(w, "- %s `%s`\n", roleLabel(x.Role), strings.ReplaceAll(exchangeHead(x), "`", "'"))
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "</details>")
+	}
+}
+
+// maxStepBody bounds the bodies of a failure's other requests in Markdown.
+const maxStepBody = 600
+
+// mdExchange shows one exchange; request headers only for the decisive one
+// (the others' are the client's usual Accept, Content-Type, User-Agent).
+func mdExchange(x result.Exchange, keep bool, limit int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** `%s` → **%d**", x.Method, x.URL, x.Status)
+	role := ""
+	if x.Role == result.Decisive {
+		role = "Decisive request: "
+	}
+	fmt.Fprintf(&b, "%s**%s** `%s` → **%d**", role, x.Method, strings.ReplaceAll(x.URL, "`", "%60"), x.Status)
 	if x.Note != "" {
 		fmt.Fprintf(&b, " (%s)", mdCell(x.Note))
 	}
 	b.WriteString("\n\n")
 	var req strings.Builder
-	for _, h := range x.RequestHeaders {
-		fmt.Fprintf(&req, "%s: %s\n", h.Name, h.Value)
+	if x.Role == result.Decisive {
+		for _, h := range x.RequestHeaders {
+			fmt.Fprintf(&req, "%s: %s\n", h.Name, h.Value)
+		}
 	}
 	if x.RequestBody != "" {
-		fmt.Fprintf(&req, "\n%s\n", x.RequestBody)
+		fmt.Fprintf(&req, "\n%s\n", shownBody(x.RequestBody, keep, limit))
 	}
 	if req.Len() > 0 {
 		b.WriteString(mdFence("http", "# request\n"+req.String()))
@@ -226,7 +293,7 @@ func mdExchange(x result.Exchange) string {
 		fmt.Fprintf(&resp, "%s: %s\n", h.Name, h.Value)
 	}
 	if x.ResponseBody != "" {
-		fmt.Fprintf(&resp, "\n%s\n", x.ResponseBody)
+		fmt.Fprintf(&resp, "\n%s\n", shownBody(x.ResponseBody, keep, limit))
 	}
 	if resp.Len() > 0 {
 		b.WriteString(mdFence("http", "# response\n"+resp.String()))

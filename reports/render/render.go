@@ -14,6 +14,7 @@ import (
 
 	"github.com/apiconform/apiconform/reports"
 	"github.com/apiconform/apiconform/reports/result"
+	"github.com/apiconform/apiconform/spec/catalog"
 )
 
 // Format names an output format.
@@ -25,20 +26,23 @@ const (
 	HTML     Format = "html"
 	JUnit    Format = "junit"
 	JSON     Format = "json"
+	// Summary is short Markdown for PR comments and CI job summaries:
+	// headline, counts per area and level, one line per failure.
+	Summary Format = "summary"
 )
 
 // Formats lists every format in the order the CLI documents them.
-func Formats() []Format { return []Format{Terminal, Markdown, HTML, JUnit, JSON} }
+func Formats() []Format { return []Format{Terminal, Markdown, HTML, JUnit, JSON, Summary} }
 
 // ParseFormat accepts a format name (and "markdown" for md).
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
-	case Terminal, Markdown, HTML, JUnit, JSON:
+	case Terminal, Markdown, HTML, JUnit, JSON, Summary:
 		return f, nil
 	case "markdown":
 		return Markdown, nil
 	}
-	names := make([]string, 0, 5)
+	names := make([]string, 0, 6)
 	for _, f := range Formats() {
 		names = append(names, string(f))
 	}
@@ -59,6 +63,8 @@ func Render(w io.Writer, f Format, rep *reports.Report) error {
 		return WriteJUnit(w, rep)
 	case JSON:
 		return WriteJSON(w, rep)
+	case Summary:
+		return WriteSummary(w, rep, SummaryOptions{})
 	}
 	return fmt.Errorf("unknown format %q", f)
 }
@@ -75,10 +81,13 @@ func ColorFor(w io.Writer) bool {
 // statusNames holds each verdict's plain word, its Markdown icon and its
 // HTML glyph (HTML uses glyphs every system font has; emoji fonts are often missing).
 var statusNames = map[reports.Status]struct{ word, icon, glyph string }{
-	reports.Pass:       {"pass", "✅", "✓"},
-	reports.Fail:       {"FAIL", "❌", "✗"},
-	reports.Skip:       {"skip", "⏭️", "↷"},
-	reports.NotCovered: {"not covered", "⚪", "○"},
+	reports.Pass:          {"pass", "✅", "✓"},
+	reports.Fail:          {"FAIL", "❌", "✗"},
+	reports.Error:         {"ERROR", "⚠️", "!"},
+	reports.Skip:          {"skip", "⏭️", "↷"},
+	reports.NotApplicable: {"n/a", "➖", "–"},
+	reports.NotRun:        {"not run", "⏸️", "‖"},
+	reports.NotCovered:    {"not covered", "⚪", "○"},
 }
 
 func statusName(s reports.Status) struct{ word, icon, glyph string } {
@@ -123,11 +132,47 @@ func fmtDuration(d result.Duration) string {
 
 // tallyText is "6 pass · 1 fail · 0 skip · 0 not covered".
 func tallyText(t reports.Tally) string {
-	parts := []string{fmt.Sprintf("%d pass", t.Pass), fmt.Sprintf("%d fail", t.Fail), fmt.Sprintf("%d skip", t.Skip), fmt.Sprintf("%d not covered", t.NotCovered)}
+	parts := []string{fmt.Sprintf("%d pass", t.Pass), fmt.Sprintf("%d fail", t.Fail)}
+	if t.Error > 0 {
+		parts = append(parts, fmt.Sprintf("%d error", t.Error))
+	}
+	parts = append(parts, fmt.Sprintf("%d skip", t.Skip))
+	if t.NotApplicable > 0 {
+		parts = append(parts, fmt.Sprintf("%d n/a", t.NotApplicable))
+	}
+	if t.NotRun > 0 {
+		parts = append(parts, fmt.Sprintf("%d not run", t.NotRun))
+	}
+	parts = append(parts, fmt.Sprintf("%d not covered", t.NotCovered))
 	if t.Untestable > 0 {
 		parts = append(parts, fmt.Sprintf("%d untestable", t.Untestable))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// shortTally is "5/6 pass · 1 fail": passed of testable, then only the
+// states that occur.
+func shortTally(t reports.Tally) string {
+	parts := []string{fmt.Sprintf("%d/%d pass", t.Pass, t.Testable())}
+	for _, p := range []struct {
+		n    int
+		word string
+	}{{t.Fail, "fail"}, {t.Error, "error"}, {t.Skip, "skip"}, {t.NotRun, "not run"}, {t.NotApplicable, "n/a"}, {t.NotCovered, "not covered"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.word))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// incompleteText is the column's INCOMPLETE headline, with its label when
+// the report has several columns; "" for a complete run.
+func incompleteText(rep *reports.Report, c reports.Column) string {
+	h := c.Incomplete.Headline()
+	if h == "" || len(rep.Columns) < 2 {
+		return h
+	}
+	return c.Label + ": " + h
 }
 
 // conformanceText is "85.7% (6 of 7)".
@@ -136,7 +181,18 @@ func conformanceText(t reports.Tally) string {
 }
 
 func specsText(c result.Counts) string {
-	return fmt.Sprintf("%d passed · %d failed · %d skipped", c.Passed, c.Failed, c.Skipped)
+	s := fmt.Sprintf("%d passed · %d failed", c.Passed, c.Failed)
+	if c.Errors > 0 {
+		s += fmt.Sprintf(" · %d error", c.Errors)
+	}
+	s += fmt.Sprintf(" · %d skipped", c.Skipped)
+	if c.NotApplicable > 0 {
+		s += fmt.Sprintf(" · %d not applicable", c.NotApplicable)
+	}
+	if c.NotRun > 0 {
+		s += fmt.Sprintf(" · %d not run", c.NotRun)
+	}
+	return s
 }
 
 func capabilitiesText(caps map[string]bool) string {
@@ -187,25 +243,65 @@ func deviationText(r reports.Row) string {
 	return fmt.Sprintf("kube-apiserver%s deviates: observed %s; the document says “%s”", v, d.Observed, d.DocSays)
 }
 
-// exchangeText is a plain HTTP-style dump of one exchange.
-func exchangeText(x result.Exchange) string {
+// exchangeText is a plain HTTP-style dump of one exchange, its bodies
+// trimmed by shownBody (keep: managedFields stay; limit 0: no cut).
+func exchangeText(x result.Exchange, keep bool, limit int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n", x.Method, x.URL)
 	for _, h := range x.RequestHeaders {
 		fmt.Fprintf(&b, "%s: %s\n", h.Name, h.Value)
 	}
 	if x.RequestBody != "" {
-		fmt.Fprintf(&b, "\n%s\n", x.RequestBody)
+		fmt.Fprintf(&b, "\n%s\n", shownBody(x.RequestBody, keep, limit))
 	}
 	fmt.Fprintf(&b, "\n→ %d\n", x.Status)
 	for _, h := range x.ResponseHeaders {
 		fmt.Fprintf(&b, "%s: %s\n", h.Name, h.Value)
 	}
 	if x.ResponseBody != "" {
-		fmt.Fprintf(&b, "\n%s\n", x.ResponseBody)
+		fmt.Fprintf(&b, "\n%s\n", shownBody(x.ResponseBody, keep, limit))
 	}
 	if x.Note != "" {
 		fmt.Fprintf(&b, "(%s)\n", x.Note)
 	}
 	return b.String()
+}
+
+// source is a requirement's source as reports show it: in English, with
+// the original words of a translated document and the upstream page.
+type source struct {
+	Section, Quote string // English where the catalogue has a rendering
+	Original       string // the quote in the document's own language, when not English
+	Lang           string // that language (BCP 47)
+	URL            string // upstream page (and section), "" when unknown
+}
+
+func sourceOf(rq catalog.Requirement) source {
+	s := rq.Source
+	out := source{Section: s.Section, Quote: s.Quote, URL: catalog.SourceURL(s)}
+	if s.SectionEn != "" {
+		out.Section = s.SectionEn
+	}
+	if !catalog.IsEnglish(s.Quote) {
+		out.Lang = "zh"
+		if u, ok := catalog.UpstreamOf(s.Doc); ok && u.Lang != "en" {
+			out.Lang = u.Lang
+		}
+		out.Original = s.Quote
+		out.Quote = s.QuoteEn
+	}
+	return out
+}
+
+// outcomeWord is a spec outcome for people.
+func outcomeWord(o result.Outcome) string {
+	switch o {
+	case result.NotApplicable:
+		return "not applicable"
+	case result.NotRun:
+		return "not run"
+	case result.Errored:
+		return "error"
+	}
+	return string(o)
 }

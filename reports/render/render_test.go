@@ -5,12 +5,14 @@ import (
 	"encoding/xml"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/apiconform/apiconform/reports"
+	"github.com/apiconform/apiconform/reports/redact/redacttest"
 	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/reports/sample"
 )
@@ -21,6 +23,18 @@ func singleReport() *reports.Report { return reports.Build(sample.Catalogue(), s
 
 func multiReport() *reports.Report {
 	return reports.Build(sample.Catalogue(), sample.RefServer(), sample.KubeAPIServer())
+}
+
+// goldenReports are the runs every format has a golden file for: a failing
+// run, one with a harness error and a not-applicable requirement, an
+// interrupted one, and a comparison of two targets.
+func goldenReports() map[string]*reports.Report {
+	return map[string]*reports.Report{
+		"single":     singleReport(),
+		"error":      reports.Build(sample.Catalogue(), sample.Erroring()),
+		"incomplete": reports.Build(sample.Catalogue(), sample.Incomplete()),
+		"compare":    multiReport(),
+	}
 }
 
 func render(t *testing.T, f Format, rep *reports.Report) []byte {
@@ -38,15 +52,24 @@ func render(t *testing.T, f Format, rep *reports.Report) []byte {
 	return buf.Bytes()
 }
 
-var goldenExt = map[Format]string{Terminal: "txt", Markdown: "md", HTML: "html", JUnit: "xml", JSON: "json"}
+var goldenExt = map[Format]string{Terminal: "txt", Markdown: "md", HTML: "html", JUnit: "xml", JSON: "json", Summary: "summary.md"}
 
 func TestGolden(t *testing.T) {
-	reps := map[string]*reports.Report{"single": singleReport(), "compare": multiReport()}
-	for name, rep := range reps {
-		for _, f := range Formats() {
+	for name, rep := range goldenReports() {
+		for _, f := range append(Formats(), "verbose") {
 			t.Run(name+"/"+string(f), func(t *testing.T) {
-				got := render(t, f, rep)
-				path := filepath.Join("testdata", name+"."+goldenExt[f]+".golden")
+				var got []byte
+				ext := goldenExt[f]
+				if f == "verbose" {
+					var buf bytes.Buffer
+					if err := WriteTerminalWith(&buf, rep, TerminalOptions{Verbose: true, Reports: []string{"out/report.html"}}); err != nil {
+						t.Fatal(err)
+					}
+					got, ext = buf.Bytes(), "verbose.txt"
+				} else {
+					got = render(t, f, rep)
+				}
+				path := filepath.Join("testdata", name+"."+ext+".golden")
 				if *update {
 					if err := os.MkdirAll("testdata", 0o755); err != nil {
 						t.Fatal(err)
@@ -111,7 +134,7 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q): %v", s, err)
 		}
 	}
-	if _, err := ParseFormat("pdf"); err == nil || !strings.Contains(err.Error(), "terminal, md, html, junit, json") {
+	if _, err := ParseFormat("pdf"); err == nil || !strings.Contains(err.Error(), "terminal, md, html, junit, json, summary") {
 		t.Errorf("ParseFormat(pdf) = %v", err)
 	}
 }
@@ -121,6 +144,7 @@ type parsedSuites struct {
 	XMLName xml.Name `xml:"testsuites"`
 	Tests   int      `xml:"tests,attr"`
 	Fails   int      `xml:"failures,attr"`
+	Errors  int      `xml:"errors,attr"`
 	Skips   int      `xml:"skipped,attr"`
 	Suites  []struct {
 		Name  string `xml:"name,attr"`
@@ -137,6 +161,10 @@ type parsedSuites struct {
 				Message string `xml:"message,attr"`
 				Text    string `xml:",chardata"`
 			} `xml:"failure"`
+			Error *struct {
+				Message string `xml:"message,attr"`
+				Text    string `xml:",chardata"`
+			} `xml:"error"`
 			Skipped *struct {
 				Message string `xml:"message,attr"`
 			} `xml:"skipped"`
@@ -145,7 +173,12 @@ type parsedSuites struct {
 }
 
 func TestJUnitParses(t *testing.T) {
-	rep := multiReport()
+	for name, rep := range goldenReports() {
+		t.Run(name, func(t *testing.T) { checkJUnit(t, rep) })
+	}
+}
+
+func checkJUnit(t *testing.T, rep *reports.Report) {
 	var doc parsedSuites
 	if err := xml.Unmarshal(render(t, JUnit, rep), &doc); err != nil {
 		t.Fatalf("JUnit output is not valid XML: %v", err)
@@ -153,7 +186,7 @@ func TestJUnitParses(t *testing.T) {
 	if len(doc.Suites) != len(rep.Results) {
 		t.Fatalf("%d suites, want %d", len(doc.Suites), len(rep.Results))
 	}
-	wantTests, wantFails, wantSkips := 0, 0, 0
+	wantTests, wantFails, wantErrors, wantSkips := 0, 0, 0, 0
 	for si, r := range rep.Results {
 		s := doc.Suites[si]
 		if s.Name != rep.Columns[si].Label || len(s.Cases) != len(r.Specs) || s.Tests != len(r.Specs) {
@@ -163,43 +196,92 @@ func TestJUnitParses(t *testing.T) {
 		for ci, spec := range r.Specs {
 			c := s.Cases[ci]
 			wantTests++
-			if c.Name != spec.Name || c.Classname != spec.Area {
-				t.Errorf("case %q/%q, want %q/%q", c.Name, c.Classname, spec.Name, spec.Area)
+			ids := strings.Join(spec.Requirements, ", ")
+			if c.Name != ids+": "+spec.Name || c.Classname != spec.Area {
+				t.Errorf("case %q/%q, want the requirement IDs first: %q/%q", c.Name, c.Classname, ids+": "+spec.Name, spec.Area)
 			}
-			var ids []string
+			var props []string
 			for _, p := range c.Props {
 				if p.Name == "requirement" {
-					ids = append(ids, p.Value)
+					props = append(props, p.Value)
 				}
 			}
-			if strings.Join(ids, ",") != strings.Join(spec.Requirements, ",") {
-				t.Errorf("case %q requirements %v, want %v", c.Name, ids, spec.Requirements)
+			if strings.Join(props, ", ") != ids {
+				t.Errorf("case %q requirements %v, want %v", c.Name, props, spec.Requirements)
+			}
+			oneLineVerdict := func(msg string) {
+				t.Helper()
+				if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, ids+": ") || len(msg) < len(ids)+10 {
+					t.Errorf("case %q message %q is not a one-line verdict naming %s", c.Name, msg, ids)
+				}
 			}
 			switch spec.Outcome {
 			case result.Failed:
 				wantFails++
-				if c.Failure == nil || c.Failure.Message != firstLine(spec.Failure.Message) || !strings.Contains(c.Failure.Text, spec.Failure.Location) {
-					t.Errorf("case %q failure %+v", c.Name, c.Failure)
+				if c.Failure == nil || c.Error != nil {
+					t.Errorf("failed case %q: failure %v error %v", c.Name, c.Failure, c.Error)
+					continue
+				}
+				oneLineVerdict(c.Failure.Message)
+				if !strings.Contains(c.Failure.Text, spec.Failure.Location) {
+					t.Errorf("case %q failure text lacks the location", c.Name)
 				}
 				for _, x := range spec.Exchanges {
-					if c.Failure != nil && !strings.Contains(c.Failure.Text, x.URL) {
+					if !strings.Contains(c.Failure.Text, shortURL(x.URL)) {
 						t.Errorf("case %q failure text lacks exchange %s", c.Name, x.URL)
 					}
 				}
-			case result.Skipped:
+			case result.Errored:
+				wantErrors++
+				if c.Error == nil || c.Failure != nil {
+					t.Errorf("errored case %q: failure %v error %v", c.Name, c.Failure, c.Error)
+					continue
+				}
+				oneLineVerdict(c.Error.Message)
+			case result.Skipped, result.NotApplicable, result.NotRun:
 				wantSkips++
-				if c.Skipped == nil || c.Skipped.Message != spec.SkipReason {
+				if c.Skipped == nil || !strings.Contains(c.Skipped.Message, spec.SkipReason) {
 					t.Errorf("case %q skipped %+v, want reason %q", c.Name, c.Skipped, spec.SkipReason)
 				}
 			default:
-				if c.Failure != nil || c.Skipped != nil {
-					t.Errorf("passed case %q has failure/skipped", c.Name)
+				if c.Failure != nil || c.Skipped != nil || c.Error != nil {
+					t.Errorf("passed case %q has failure/error/skipped", c.Name)
 				}
 			}
 		}
 	}
-	if doc.Tests != wantTests || doc.Fails != wantFails || doc.Skips != wantSkips {
-		t.Errorf("totals %d/%d/%d, want %d/%d/%d", doc.Tests, doc.Fails, doc.Skips, wantTests, wantFails, wantSkips)
+	if doc.Tests != wantTests || doc.Fails != wantFails || doc.Errors != wantErrors || doc.Skips != wantSkips {
+		t.Errorf("totals tests/failures/errors/skipped %d/%d/%d/%d, want %d/%d/%d/%d", doc.Tests, doc.Fails, doc.Errors, doc.Skips,
+			wantTests, wantFails, wantErrors, wantSkips)
+	}
+}
+
+// TestJUnitSchema validates every golden report's JUnit output against
+// testdata/junit.xsd (the attributes and elements GitLab, Jenkins and the
+// GitHub test-report actions read) with xmllint.
+func TestJUnitSchema(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint not installed (Debian: libxml2-utils)")
+	}
+	dir := t.TempDir()
+	for name, rep := range goldenReports() {
+		path := filepath.Join(dir, name+".xml")
+		if err := os.WriteFile(path, render(t, JUnit, rep), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit.xsd"), path).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: JUnit output does not validate: %v\n%s", name, err, out)
+		}
+	}
+	// The schema is not vacuous: a testcase without a name fails it.
+	bad := filepath.Join(dir, "bad.xml")
+	if err := os.WriteFile(bad, []byte(`<testsuites tests="1" failures="0" errors="0"><testsuite name="x" tests="1" failures="0" errors="0" skipped="0"><testcase classname="a"/></testsuite></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit.xsd"), bad).Run(); err == nil {
+		t.Error("a testcase without a name validates; the schema checks nothing")
 	}
 }
 
@@ -218,24 +300,8 @@ func TestJSONSingleIsResult(t *testing.T) {
 	}
 }
 
-// secrets is every kind of credential the redaction must remove, planted in
-// every text field a renderer can print.
-var secrets = []string{
-	"sk-bearer-SECRET-0001",
-	"cookie-SECRET-0002",
-	"proxy-SECRET-0003",
-	"MIIEpAIBAAKCAQEA-SECRET-0004",
-	"kubeconfig-token-SECRET-0005",
-	"c2VjcmV0LWtleS1kYXRh-SECRET-0006",
-	"password-SECRET-0007",
-	"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJTRUNSRVQtMDAwOCJ9.c2ln",
-}
-
 func secretResult() result.Result {
-	leak := "Authorization: Bearer sk-bearer-SECRET-0001\n" +
-		"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA-SECRET-0004\n-----END RSA PRIVATE KEY-----\n" +
-		"users:\n- user:\n    token: kubeconfig-token-SECRET-0005\n    client-key-data: c2VjcmV0LWtleS1kYXRh-SECRET-0006\n    password: password-SECRET-0007\n" +
-		"sa eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJTRUNSRVQtMDAwOCJ9.c2ln"
+	leak := redacttest.Leak
 	r := sample.RefServer()
 	r.Target.Name = "leaky token: kubeconfig-token-SECRET-0005"
 	r.Target.Server = "https://admin:password-SECRET-0007@127.0.0.1:6443"
@@ -244,6 +310,7 @@ func secretResult() result.Result {
 		s := &r.Specs[i]
 		s.Name += " bearer sk-bearer-SECRET-0001"
 		s.SkipReason = leak
+		s.Verdict = "expected nothing, got " + leak
 		s.Outcome = result.Failed
 		s.Failure = &result.Failure{Message: leak, Location: "x.go:1 token=kubeconfig-token-SECRET-0005"}
 		s.Exchanges = []result.Exchange{{
@@ -253,13 +320,16 @@ func secretResult() result.Result {
 			RequestBody:     leak,
 			Status:          200,
 			ResponseHeaders: []result.Header{{Name: "Set-Cookie", Value: "s=cookie-SECRET-0002"}},
-			ResponseBody:    `{"kind":"Secret","data":{"password":"password-SECRET-0007","token":"kubeconfig-token-SECRET-0005"}}` + leak,
+			ResponseBody:    redacttest.SecretBody + leak,
 			Note:            leak,
 		}}
 	}
 	skipped := r.Specs[0]
 	skipped.Outcome, skipped.Failure = result.Skipped, nil
-	r.Specs = append(r.Specs, skipped)
+	errored := r.Specs[1]
+	errored.Outcome = result.Errored
+	r.Specs = append(r.Specs, skipped, errored)
+	r.Incomplete = &result.Incomplete{Cause: result.TargetLost, Detail: leak, Done: 1, Total: 2}
 	return r
 }
 
@@ -268,7 +338,7 @@ func TestNoCredentialReachesAnyRenderer(t *testing.T) {
 	// The fixture really carries every secret before redaction.
 	raw := leaky.Specs[0].Exchanges[0].RequestHeaders[0].Value + leaky.Specs[0].Exchanges[0].RequestHeaders[1].Value +
 		leaky.Specs[0].Exchanges[0].RequestHeaders[2].Value + leaky.Specs[0].Failure.Message
-	for _, s := range secrets {
+	for _, s := range redacttest.Secrets {
 		if !strings.Contains(raw, s) {
 			t.Fatalf("fixture lacks %q", s)
 		}
@@ -283,14 +353,15 @@ func TestNoCredentialReachesAnyRenderer(t *testing.T) {
 				var buf bytes.Buffer
 				var err error
 				if f == Terminal {
-					err = WriteTerminal(&buf, rep, colour)
+					// Verbose: every exchange is printed too.
+					err = WriteTerminalWith(&buf, rep, TerminalOptions{Color: colour, Verbose: true})
 				} else {
 					err = Render(&buf, f, rep)
 				}
 				if err != nil {
 					t.Fatalf("%s/%s: %v", name, f, err)
 				}
-				for _, s := range secrets {
+				for _, s := range redacttest.Secrets {
 					if strings.Contains(buf.String(), s) {
 						t.Errorf("%s/%s: output contains secret %q", name, f, s)
 					}
@@ -305,9 +376,24 @@ func TestNoCredentialReachesAnyRenderer(t *testing.T) {
 	if err := result.Write(&buf, leaky); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range secrets {
+	for _, s := range redacttest.Secrets {
 		if strings.Contains(buf.String(), s) {
 			t.Errorf("result.Write: output contains secret %q", s)
 		}
 	}
 }
+
+// failingResult is the sample run with n extra failing specs.
+func failingResult(n int) result.Result {
+	r := sample.RefServer()
+	base := r.Specs[5]
+	for i := 0; i < n; i++ {
+		s := base
+		s.Name = base.Name + " #" + strconv.Itoa(i)
+		s.Verdict = strings.Repeat("long verdict words ", 12) + strconv.Itoa(i)
+		r.Specs = append(r.Specs, s)
+	}
+	return r
+}
+
+func buildSample(r result.Result) *reports.Report { return reports.Build(sample.Catalogue(), r) }

@@ -10,6 +10,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/apiconform/apiconform/reports"
+	"github.com/apiconform/apiconform/reports/result"
 )
 
 const (
@@ -36,7 +37,9 @@ func (p painter) status(s reports.Status) string {
 		return p.paint(ansiGreen, statusWord(s))
 	case reports.Fail:
 		return p.paint(ansiBold+ansiRed, statusWord(s))
-	case reports.Skip:
+	case reports.Error:
+		return p.paint(ansiBold+ansiYellow, statusWord(s))
+	case reports.Skip, reports.NotRun:
 		return p.paint(ansiYellow, statusWord(s))
 	}
 	return p.paint(ansiDim, statusWord(s))
@@ -50,13 +53,34 @@ func newTable(w io.Writer) *tablewriter.Table {
 	)
 }
 
-// WriteTerminal draws the report as text tables; color adds ANSI colours.
+// TerminalOptions shape the terminal report.
+type TerminalOptions struct {
+	Color bool
+	// Verbose adds the requirement-by-requirement matrix, the documented
+	// tables and every failure's HTTP exchanges.
+	Verbose bool
+	// Reports are the paths of the full reports, named at the end.
+	Reports []string
+}
+
+// WriteTerminal draws the short terminal report (see WriteTerminalWith); color adds ANSI colours.
 func WriteTerminal(out io.Writer, rep *reports.Report, color bool) error {
+	return WriteTerminalWith(out, rep, TerminalOptions{Color: color})
+}
+
+// WriteTerminalWith draws the report as text: the summary, the matrix of
+// areas and levels, one line per failure or error, and where the full
+// reports are; Verbose adds the rest.
+func WriteTerminalWith(out io.Writer, rep *reports.Report, o TerminalOptions) error {
 	w := bufio.NewWriter(out)
-	p := painter(color)
+	p := painter(o.Color)
 
 	fmt.Fprintln(w, p.paint(ansiBold, "apiconform conformance report"))
-	fmt.Fprintln(w)
+	for _, c := range rep.Columns {
+		if h := incompleteText(rep, c); h != "" {
+			fmt.Fprintln(w, p.paint(ansiBold+ansiRed, h))
+		}
+	}
 	sum := newTable(w)
 	header := []any{""}
 	for _, c := range rep.Columns {
@@ -72,8 +96,7 @@ func WriteTerminal(out io.Writer, rep *reports.Report, color bool) error {
 	}
 	line("Server", func(c reports.Column) string { return c.Target.Server })
 	line("Version", func(c reports.Column) string { return c.Target.Version })
-	line("Started", func(c reports.Column) string { return fmtTime(c.StartedAt) })
-	line("Duration", func(c reports.Column) string { return fmtDuration(c.Duration) })
+	line("Started", func(c reports.Column) string { return fmtTime(c.StartedAt) + ", " + fmtDuration(c.Duration) })
 	line("MUST conformance", func(c reports.Column) string { return p.paint(ansiBold, conformanceText(c.Must)) })
 	line("All requirements", func(c reports.Column) string { return conformanceText(c.All) })
 	line("Specs", func(c reports.Column) string { return specsText(c.Specs) })
@@ -81,10 +104,8 @@ func WriteTerminal(out io.Writer, rep *reports.Report, color bool) error {
 	if err := sum.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "Conformance = requirements passed ÷ testable requirements; skipped and uncovered ones count against it.")
 
 	if len(rep.Columns) > 1 {
-		fmt.Fprintln(w)
 		fmt.Fprintf(w, "%s — %d regressions, %d fixes, %d other changes against %s\n", p.paint(ansiBold, "Changes"),
 			rep.Count(reports.Regression), rep.Count(reports.Fix), rep.Count(reports.Changed), rep.Columns[0].Label)
 		if len(rep.Changes) > 0 {
@@ -106,7 +127,89 @@ func WriteTerminal(out io.Writer, rep *reports.Report, color bool) error {
 		}
 	}
 
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, p.paint(ansiBold, "Requirements by area and level")+" (passed of testable; skipped, not run and uncovered count against conformance)")
+	tt := newTable(w)
+	th := []any{"Group"}
+	for _, c := range rep.Columns {
+		th = append(th, c.Label)
+	}
+	tt.Header(th...)
+	for _, g := range rep.Areas {
+		r := []string{"area " + g.Name}
+		for _, t := range g.Totals {
+			r = append(r, paintTally(p, t))
+		}
+		_ = tt.Append(r)
+	}
+	for _, l := range rep.Levels {
+		r := []string{"level " + string(l.Level)}
+		for _, t := range l.Totals {
+			r = append(r, paintTally(p, t))
+		}
+		_ = tt.Append(r)
+	}
+	if err := tt.Render(); err != nil {
+		return err
+	}
+
+	if o.Verbose {
+		if err := terminalMatrix(w, rep, p); err != nil {
+			return err
+		}
+	}
+
+	probs := problems(rep)
+	if len(probs) > 0 {
+		fmt.Fprintln(w, p.paint(ansiBold, problemsTitle(rep)))
+		for _, f := range probs {
+			mark := p.paint(ansiBold+ansiRed, "✗")
+			if f.Spec.Outcome == result.Errored {
+				mark = p.paint(ansiBold+ansiYellow, "!")
+			}
+			label := ""
+			if len(rep.Columns) > 1 {
+				label = "[" + f.Label + "] "
+			}
+			fmt.Fprintf(w, "  %s %s%s\n", mark, label, verdictLine(f.Spec))
+		}
+	}
+	if o.Verbose {
+		terminalDetails(w, rep, probs)
+	}
+	var more []string
+	if len(probs) > 0 && !o.Verbose {
+		more = append(more, "-v prints each failure's HTTP exchanges")
+	}
+	if len(o.Reports) > 0 {
+		more = append(more, "full reports: "+strings.Join(o.Reports, ", "))
+	}
+	if len(more) > 0 {
+		fmt.Fprintln(w, strings.Join(more, "; "))
+	}
+	return w.Flush()
+}
+
+// problemsTitle is "Failures (3)", "Failures (3) and errors (1)" or "Errors (1)".
+func problemsTitle(rep *reports.Report) string {
+	switch {
+	case len(rep.Errors) == 0:
+		return fmt.Sprintf("Failures (%d)", len(rep.Failures))
+	case len(rep.Failures) == 0:
+		return fmt.Sprintf("Errors (%d) — the harness could not finish these checks; not conformance failures", len(rep.Errors))
+	}
+	return fmt.Sprintf("Failures (%d) and errors (%d)", len(rep.Failures), len(rep.Errors))
+}
+
+func paintTally(p painter, t reports.Tally) string {
+	s := t.PercentText() + "  " + shortTally(t)
+	if t.Fail > 0 {
+		return p.paint(ansiRed, s)
+	}
+	return s
+}
+
+// terminalMatrix is the requirement-by-requirement matrix and the documented tables (-v).
+func terminalMatrix(w io.Writer, rep *reports.Report, p painter) error {
 	fmt.Fprintln(w, p.paint(ansiBold, "Requirements"))
 	m := newTable(w)
 	mh := []any{"Area", "Requirement", "Level"}
@@ -142,35 +245,7 @@ func WriteTerminal(out io.Writer, rep *reports.Report, color bool) error {
 			fmt.Fprintln(w, n)
 		}
 	}
-
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, p.paint(ansiBold, "Totals"))
-	tt := newTable(w)
-	th := []any{"Group"}
-	for _, c := range rep.Columns {
-		th = append(th, c.Label)
-	}
-	tt.Header(th...)
-	for _, g := range rep.Areas {
-		r := []string{"area " + g.Name}
-		for _, t := range g.Totals {
-			r = append(r, tallyText(t)+" ("+t.PercentText()+")")
-		}
-		_ = tt.Append(r)
-	}
-	for _, l := range rep.Levels {
-		r := []string{"level " + string(l.Level)}
-		for _, t := range l.Totals {
-			r = append(r, tallyText(t)+" ("+t.PercentText()+")")
-		}
-		_ = tt.Append(r)
-	}
-	if err := tt.Render(); err != nil {
-		return err
-	}
-
 	for _, t := range rep.Tables {
-		fmt.Fprintln(w)
 		fmt.Fprintf(w, "%s  %s\n", p.paint(ansiBold, "Table: "+t.Title), markLegend(rep))
 		dt := newTable(w)
 		h := make([]any, len(t.Header))
@@ -197,27 +272,31 @@ func WriteTerminal(out io.Writer, rep *reports.Report, color bool) error {
 			return err
 		}
 	}
+	return nil
+}
 
-	if len(rep.Failures) > 0 {
+// terminalDetails prints each failure's location, message and exchanges
+// (decisive first; setup and teardown as one line each) (-v).
+func terminalDetails(w io.Writer, rep *reports.Report, probs []reports.FailureEntry) {
+	for i, f := range probs {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, p.paint(ansiBold, fmt.Sprintf("Failures (%d)", len(rep.Failures))))
-		for i, f := range rep.Failures {
-			fmt.Fprintln(w)
-			fmt.Fprintf(w, "%d. %s %s\n", i+1, p.paint(ansiBold+ansiRed, "["+f.Label+"]"), f.Spec.Name)
-			fmt.Fprintf(w, "   requirements: %s\n", strings.Join(f.Spec.Requirements, ", "))
-			if f.Spec.Failure != nil {
-				if f.Spec.Failure.Location != "" {
-					fmt.Fprintf(w, "   at %s\n", f.Spec.Failure.Location)
-				}
-				fmt.Fprintln(w, indent(f.Spec.Failure.Message, "   | "))
+		fmt.Fprintf(w, "%d. [%s] %s\n", i+1, f.Label, f.Spec.Name)
+		if f.Spec.Failure != nil {
+			if f.Spec.Failure.Location != "" {
+				fmt.Fprintf(w, "   at %s\n", f.Spec.Failure.Location)
 			}
-			for j, x := range f.Spec.Exchanges {
-				fmt.Fprintf(w, "   exchange %d:\n", j+1)
-				fmt.Fprintln(w, indent(strings.TrimRight(exchangeText(x), "\n"), "     "))
-			}
+			fmt.Fprintln(w, indent(strings.TrimSpace(f.Spec.Failure.Message), "   | "))
+		}
+		main, aside := exchangeGroups(f.Spec.Exchanges)
+		keep := keepsManagedFields(f.Spec)
+		for _, x := range main {
+			fmt.Fprintf(w, "   %s exchange:\n", roleLabel(x.Role))
+			fmt.Fprintln(w, indent(strings.TrimRight(exchangeText(x, keep, maxShownBody), "\n"), "     "))
+		}
+		for _, x := range aside {
+			fmt.Fprintf(w, "   %s: %s\n", roleLabel(x.Role), exchangeHead(x))
 		}
 	}
-	return w.Flush()
 }
 
 // markLegend says which column each mark in a table cell belongs to.

@@ -45,8 +45,12 @@ func FromGinkgo(report types.Report, target Target) Result {
 
 // notSelected reports a spec that Ginkgo skipped because the run's focus,
 // skip or label filters excluded it: skipped without ever being attempted
-// (a spec that calls Skip was attempted once).
+// (a spec that calls Skip was attempted once) and not marked NotRun (a
+// selected spec the run stopped before, which the runner marks).
 func notSelected(sr types.SpecReport) bool {
+	if _, marked := markOf(sr); marked {
+		return false
+	}
 	return sr.State.Is(types.SpecStateSkipped) && sr.NumAttempts == 0
 }
 
@@ -75,27 +79,38 @@ func specFromGinkgo(sr types.SpecReport, isSpec bool) SpecResult {
 	if s.Area == "" {
 		s.Area = "unlabelled"
 	}
-	switch {
-	case sr.State.Is(types.SpecStatePassed):
-		s.Outcome = Passed
-	case sr.State.Is(types.SpecStateSkipped | types.SpecStatePending):
-		s.Outcome = Skipped
+	mark, _ := markOf(sr)
+	s.Outcome = OutcomeOf(sr)
+	switch s.Outcome {
+	case Passed:
+	case Skipped, NotApplicable, NotRun:
 		s.SkipReason = strings.TrimSpace(sr.Failure.Message)
+		if s.Outcome == NotRun {
+			s.SkipReason = mark.Reason
+		}
 		if s.SkipReason == "" {
-			if sr.State.Is(types.SpecStatePending) {
+			switch {
+			case s.Outcome == NotRun:
+				s.SkipReason = "never started"
+			case sr.State.Is(types.SpecStatePending):
 				s.SkipReason = "pending"
-			} else {
+			default:
 				s.SkipReason = "skipped without a reason"
 			}
 		}
-	default:
-		s.Outcome = Failed
+	default: // Failed, Errored
 		msg := strings.TrimSpace(sr.Failure.Message)
 		if sr.Failure.ForwardedPanic != "" {
 			msg = strings.TrimSpace(msg + "\npanic: " + sr.Failure.ForwardedPanic)
 		}
 		if msg == "" {
 			msg = sr.State.String()
+		}
+		if s.Outcome == Errored && mark.Reason != "" && !strings.Contains(msg, mark.Reason) {
+			msg = mark.Reason + "\n" + msg
+		}
+		if s.Outcome == Errored && sr.State.Is(types.SpecStateInterrupted|types.SpecStateTimedout) && mark.Reason == "" {
+			msg = "the harness stopped this spec (" + sr.State.String() + "): " + msg
 		}
 		f := &Failure{Message: msg}
 		if loc := sr.Failure.Location; loc.FileName != "" {
@@ -104,6 +119,7 @@ func specFromGinkgo(sr types.SpecReport, isSpec bool) SpecResult {
 		s.Failure = f
 	}
 	s.Exchanges = exchangesFromEntries(sr.ReportEntries)
+	s.Verdict = verdictFromEntries(sr.ReportEntries)
 	return s
 }
 

@@ -13,7 +13,9 @@ import (
 )
 
 // SchemaVersion is written into every result; readers accept any v1.x.
-const SchemaVersion = "apiconform.io/result/v1"
+// v1.1 added the outcomes error, not-applicable and not-run, the counts of
+// them, and incomplete; a v1 file (passed, failed, skipped) reads unchanged.
+const SchemaVersion = "apiconform.io/result/v1.1"
 
 const schemaPrefix = "apiconform.io/result/"
 
@@ -21,10 +23,26 @@ const schemaPrefix = "apiconform.io/result/"
 type Outcome string
 
 const (
-	Passed  Outcome = "passed"
-	Failed  Outcome = "failed"
+	// Passed: the target did what the requirement says.
+	Passed Outcome = "passed"
+	// Failed: the target did not; a conformance failure.
+	Failed Outcome = "failed"
+	// Errored: the harness could not finish the check for reasons outside
+	// the target's conformance (transport failure, harness deadline,
+	// interrupt); Failure says why. Never a conformance failure.
+	Errored Outcome = "error"
+	// Skipped: a documented allowance was taken; SkipReason says which and
+	// what was observed.
 	Skipped Outcome = "skipped"
+	// NotApplicable: the requirement does not apply to this target (e.g. the
+	// Frobber group, served only by the reference server); SkipReason says why.
+	NotApplicable Outcome = "not-applicable"
+	// NotRun: selected but never started (interrupt, fail-fast, lost target).
+	NotRun Outcome = "not-run"
 )
+
+// Outcomes lists every outcome in report order.
+var Outcomes = []Outcome{Passed, Failed, Errored, Skipped, NotApplicable, NotRun}
 
 // Result is one run of the suites against one target.
 type Result struct {
@@ -33,6 +51,9 @@ type Result struct {
 	StartedAt     time.Time    `json:"startedAt"`
 	Duration      Duration     `json:"duration"`
 	Specs         []SpecResult `json:"specs"`
+	// Incomplete is set when the run stopped before every selected spec
+	// finished; every report then says so first.
+	Incomplete *Incomplete `json:"incomplete,omitempty"`
 }
 
 // Target describes the server the suites ran against.
@@ -46,17 +67,20 @@ type Target struct {
 
 // SpecResult is one Ginkgo spec.
 type SpecResult struct {
-	Name         string     `json:"name"` // full text: containers and leaf
-	Area         string     `json:"area"`
-	Requirements []string   `json:"requirements"`
-	Outcome      Outcome    `json:"outcome"`
-	SkipReason   string     `json:"skipReason,omitempty"`
-	Duration     Duration   `json:"duration"`
-	Failure      *Failure   `json:"failure,omitempty"`
-	Exchanges    []Exchange `json:"exchanges,omitempty"`
+	Name         string   `json:"name"` // full text: containers and leaf
+	Area         string   `json:"area"`
+	Requirements []string `json:"requirements"`
+	Outcome      Outcome  `json:"outcome"`
+	SkipReason   string   `json:"skipReason,omitempty"` // skipped, not applicable, not run: why
+	Duration     Duration `json:"duration"`
+	Failure      *Failure `json:"failure,omitempty"`
+	// Verdict is the failure in the requirement's terms, one line (e.g.
+	// "expected 410 Gone, got 200 OK (GET …)"), produced by the assertion that failed.
+	Verdict   string     `json:"verdict,omitempty"`
+	Exchanges []Exchange `json:"exchanges,omitempty"`
 }
 
-// Failure is why a spec failed.
+// Failure is why a spec failed or ended in error.
 type Failure struct {
 	Message  string `json:"message"`
 	Location string `json:"location,omitempty"` // file:line
@@ -72,6 +96,9 @@ type Exchange struct {
 	ResponseHeaders []Header `json:"responseHeaders,omitempty"`
 	ResponseBody    string   `json:"responseBody,omitempty"`
 	Note            string   `json:"note,omitempty"` // e.g. "watch stream, first 3 events"
+	// Role is the exchange's part in the spec: decisive (its response broke
+	// the rule), setup, teardown, or empty for the spec's other steps.
+	Role Role `json:"role,omitempty"`
 }
 
 // Header is one header line; a slice keeps order and repeated names.
@@ -112,44 +139,89 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 // Counts tallies spec outcomes.
 type Counts struct {
-	Passed  int `json:"passed"`
-	Failed  int `json:"failed"`
-	Skipped int `json:"skipped"`
+	Passed        int `json:"passed"`
+	Failed        int `json:"failed"`
+	Errors        int `json:"errors"`
+	Skipped       int `json:"skipped"`
+	NotApplicable int `json:"notApplicable"`
+	NotRun        int `json:"notRun"`
 }
 
 // Total is the number of specs counted.
-func (c Counts) Total() int { return c.Passed + c.Failed + c.Skipped }
+func (c Counts) Total() int {
+	return c.Passed + c.Failed + c.Errors + c.Skipped + c.NotApplicable + c.NotRun
+}
+
+// Add counts one spec of outcome o.
+func (c *Counts) Add(o Outcome) {
+	switch o {
+	case Passed:
+		c.Passed++
+	case Failed:
+		c.Failed++
+	case Errored:
+		c.Errors++
+	case Skipped:
+		c.Skipped++
+	case NotApplicable:
+		c.NotApplicable++
+	case NotRun:
+		c.NotRun++
+	}
+}
+
+// Summary is "150 passed, 0 failed, 0 errors, 7 skipped, 0 not applicable, 0 not run".
+func (c Counts) Summary() string {
+	errs := "errors"
+	if c.Errors == 1 {
+		errs = "error"
+	}
+	return fmt.Sprintf("%d passed, %d failed, %d %s, %d skipped, %d not applicable, %d not run",
+		c.Passed, c.Failed, c.Errors, errs, c.Skipped, c.NotApplicable, c.NotRun)
+}
 
 // Counts tallies the result's specs by outcome.
 func (r Result) Counts() Counts {
 	var c Counts
 	for _, s := range r.Specs {
-		switch s.Outcome {
-		case Passed:
-			c.Passed++
-		case Failed:
-			c.Failed++
-		case Skipped:
-			c.Skipped++
-		}
+		c.Add(s.Outcome)
 	}
 	return c
 }
 
 // Merge joins the results of one run made in parts (parallel workers on
 // one target): the first part's target, the earliest start, every spec in
-// part order. The duration is left to the caller, who saw the wall clock.
+// part order. The run is incomplete when any part is: the gravest cause
+// wins, and done/total add up over all parts (a complete part counts every
+// spec it lists). The duration is left to the caller, who saw the wall clock.
 func Merge(parts ...Result) Result {
 	if len(parts) == 0 {
 		return Result{SchemaVersion: SchemaVersion, Specs: []SpecResult{}}
 	}
 	out := parts[0]
 	out.Specs = slices.Clone(parts[0].Specs)
+	out.Incomplete = nil
 	for _, p := range parts[1:] {
 		out.Specs = append(out.Specs, p.Specs...)
-		if p.StartedAt.Before(out.StartedAt) {
+		if p.StartedAt.Before(out.StartedAt) || out.StartedAt.IsZero() {
 			out.StartedAt = p.StartedAt
 		}
+	}
+	var inc Incomplete
+	for _, p := range parts {
+		if p.Incomplete == nil {
+			inc.Done += len(p.Specs)
+			inc.Total += len(p.Specs)
+			continue
+		}
+		inc.Done += p.Incomplete.Done
+		inc.Total += p.Incomplete.Total
+		if causeRank[p.Incomplete.Cause] > causeRank[inc.Cause] {
+			inc.Cause, inc.Detail = p.Incomplete.Cause, p.Incomplete.Detail
+		}
+	}
+	if inc.Cause != "" {
+		out.Incomplete = &inc
 	}
 	return out
 }
@@ -204,9 +276,7 @@ func Read(rd io.Reader) (Result, error) {
 		return Result{}, fmt.Errorf("decode result: %v", err)
 	}
 	for i, s := range r.Specs {
-		switch s.Outcome {
-		case Passed, Failed, Skipped:
-		default:
+		if !slices.Contains(Outcomes, s.Outcome) {
 			return Result{}, fmt.Errorf("spec %d (%q): unknown outcome %q", i, s.Name, s.Outcome)
 		}
 	}

@@ -24,6 +24,11 @@ func Sanitize(r Result) Result {
 			out.Target.Labels[redact.String(k)] = redact.String(v)
 		}
 	}
+	if r.Incomplete != nil {
+		inc := *r.Incomplete
+		inc.Detail = redact.String(inc.Detail)
+		out.Incomplete = &inc
+	}
 	if r.Specs != nil {
 		out.Specs = make([]SpecResult, len(r.Specs))
 	}
@@ -33,6 +38,7 @@ func Sanitize(r Result) Result {
 		c.Area = redact.String(s.Area)
 		c.Requirements = append([]string(nil), s.Requirements...)
 		c.SkipReason = redact.String(s.SkipReason)
+		c.Verdict = redact.String(s.Verdict)
 		if s.Failure != nil {
 			c.Failure = &Failure{Message: redact.String(s.Failure.Message), Location: redact.String(s.Failure.Location)}
 		}
@@ -60,6 +66,7 @@ func (e Exchange) Redacted() Exchange {
 		ResponseHeaders: redactHeaders(e.ResponseHeaders),
 		ResponseBody:    redact.String(e.ResponseBody),
 		Note:            redact.String(e.Note),
+		Role:            e.Role,
 	}
 }
 

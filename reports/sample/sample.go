@@ -11,13 +11,16 @@ import (
 	"github.com/apiconform/apiconform/spec/catalog"
 )
 
-const concepts = "000_3a1b3094088024c1.txt"
+const (
+	concepts   = "000_3a1b3094088024c1.txt"
+	apiChanges = "004_e6d3ce6622f9ab07.txt"
+)
 
 // Catalogue is a fixture catalogue: three areas, every level, one known
 // kube-apiserver deviation, one untestable requirement and two tables.
 func Catalogue() reports.Catalogue {
 	return reports.Catalogue{
-		Areas: []string{"resourceversion", "paging", "watch"},
+		Areas: []string{"resourceversion", "paging", "watch", "compatibility"},
 		Requirements: []catalog.Requirement{
 			{ID: "RV-GET-UNSET-MOST-RECENT", Area: "resourceversion", Level: catalog.Must,
 				Title:  "get without resourceVersion returns the most recent object",
@@ -57,6 +60,12 @@ func Catalogue() reports.Catalogue {
 			{ID: "WATCH-BOOKMARKS", Area: "watch", Level: catalog.Should,
 				Title:  "allowWatchBookmarks yields BOOKMARK events",
 				Source: catalog.Source{Doc: concepts, Section: "Watch bookmarks"}},
+			// A requirement from a Chinese document: English rendering and upstream link.
+			{ID: "COMPAT-ROUND-TRIP", Area: "compatibility", Level: catalog.Must,
+				Title: "an object written in one version reads back in every served version without loss",
+				Source: catalog.Source{Doc: apiChanges, Section: "关于兼容性", SectionEn: "On compatibility",
+					Quote:   "必须能够往返更改(转换为不同的 API 版本并返回)而不会丢失信息。",
+					QuoteEn: "It must be possible to round-trip the change (convert to different API versions and back) with no loss of information."}},
 		},
 		Tables: []reports.DocTable{
 			{ID: "rv-get", Title: "resourceVersion for get", Header: []string{"resourceVersion unset", `resourceVersion="0"`, `resourceVersion="{value other than 0}"`},
@@ -96,7 +105,11 @@ func RefServer() result.Result {
 		Message:  "page 2 contains pod \"p-7\" created after page 1 was served\nExpected\n    <[]string | len:3>: [p-5, p-6, p-7]\nnot to contain element\n    <string>: p-7",
 		Location: "suites/paging/continue_test.go:88",
 	}
+	failed.Verdict = "page 2 lists p-7, created after page 1 was served (GET /api/v1/namespaces/ac-paging-x7/pods?limit=2&continue=…)"
 	failed.Exchanges = []result.Exchange{
+		{Method: "POST", URL: "http://127.0.0.1:38211/api/v1/namespaces", Role: result.Setup,
+			RequestBody: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ac-paging-x7"}}`, Status: 201,
+			ResponseBody: `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"ac-paging-x7","resourceVersion":"40","managedFields":[{"manager":"apiconform","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{}}}}]},"status":{"phase":"Active"}}`},
 		{Method: "GET", URL: "http://127.0.0.1:38211/api/v1/namespaces/ac-paging-x7/pods?limit=2",
 			RequestHeaders: []result.Header{{Name: "Accept", Value: "application/json"}, {Name: "Authorization", Value: "Bearer sample-not-a-secret"}},
 			Status:         200, ResponseHeaders: []result.Header{{Name: "Content-Type", Value: "application/json"}},
@@ -104,7 +117,9 @@ func RefServer() result.Result {
 		{Method: "GET", URL: "http://127.0.0.1:38211/api/v1/namespaces/ac-paging-x7/pods?limit=2&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NDF9",
 			RequestHeaders: []result.Header{{Name: "Accept", Value: "application/json"}},
 			Status:         200, ResponseHeaders: []result.Header{{Name: "Content-Type", Value: "application/json"}},
-			ResponseBody: `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"44"},"items":[{"metadata":{"name":"p-5"}},{"metadata":{"name":"p-7"}}]}`},
+			ResponseBody: `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"44"},"items":[{"metadata":{"name":"p-5"}},{"metadata":{"name":"p-7"}}]}`,
+			Role:         result.Decisive},
+		{Method: "DELETE", URL: "http://127.0.0.1:38211/api/v1/namespaces/ac-paging-x7", Role: result.Teardown, Status: 200},
 	}
 	skipped := spec("watch", "sends BOOKMARK events when asked", result.Skipped, "WATCH-BOOKMARKS")
 	skipped.SkipReason = "target does not advertise watch bookmarks"
@@ -125,8 +140,52 @@ func RefServer() result.Result {
 			spec("watch", "starts with ADDED events when resourceVersion is unset", result.Passed, "WATCH-RV-UNSET-MOST-RECENT"),
 			spec("watch", "sends only later changes from an exact resourceVersion", result.Passed, "WATCH-RV-EXACT"),
 			skipped,
+			spec("compatibility", "round-trips a Frobber through v6 and v7beta1", result.Passed, "COMPAT-ROUND-TRIP"),
 		},
 	}
+}
+
+// Erroring is a run in which the harness could not finish one check (a
+// transport error: not a conformance failure) and one requirement does not
+// apply to the target.
+func Erroring() result.Result {
+	r := RefServer()
+	r.Target.Name = "cluster"
+	r.Target.Server = "https://10.0.0.1:6443"
+	for i := range r.Specs {
+		s := &r.Specs[i]
+		switch s.Requirements[0] {
+		case "WATCH-RV-EXACT":
+			s.Outcome = result.Errored
+			s.Failure = &result.Failure{Message: "transport error: GET /api/v1/namespaces/ac-watch-q1/configmaps?watch=1&resourceVersion=17: read: connection reset by peer",
+				Location: "suites/watch/watch.go:57"}
+			s.Exchanges = []result.Exchange{{Method: "GET", URL: "https://10.0.0.1:6443/api/v1/namespaces/ac-watch-q1/configmaps?watch=1&resourceVersion=17",
+				Note: "transport error: read: connection reset by peer", Role: result.Decisive}}
+		case "COMPAT-ROUND-TRIP":
+			s.Outcome = result.NotApplicable
+			s.SkipReason = "the Frobber group (compat.apiconform.io) is served only by the reference server"
+		}
+	}
+	return r
+}
+
+// Incomplete is a run interrupted after 7 of 11 specs: the spec running at
+// the interrupt is an error, the ones after it never ran.
+func Incomplete() result.Result {
+	r := RefServer()
+	r.Duration = result.Duration(9 * time.Second)
+	r.Incomplete = &result.Incomplete{Cause: result.Interrupted, Done: 7, Total: len(r.Specs)}
+	for i := range r.Specs {
+		s := &r.Specs[i]
+		switch {
+		case i == 7:
+			s.Outcome = result.Errored
+			s.Failure = &result.Failure{Message: "the harness stopped this spec (interrupted): interrupted by signal"}
+		case i > 7:
+			s.Outcome, s.SkipReason, s.Failure, s.Exchanges = result.NotRun, "the run was interrupted before this spec started", nil, nil
+		}
+	}
+	return r
 }
 
 // KubeAPIServer is a run against kube-apiserver: paging passes, the exact

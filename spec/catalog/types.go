@@ -51,6 +51,10 @@ type Source struct {
 	Doc     string `json:"doc"`             // file name under shared/docs, e.g. 000_3a1b3094088024c1.txt
 	Section string `json:"section"`         // section heading in that document
 	Quote   string `json:"quote,omitempty"` // the short phrase that states the rule
+	// SectionEn and QuoteEn render a section and quote of a document not in
+	// English (002–004 are Chinese) for readers of English reports.
+	SectionEn string `json:"sectionEn,omitempty"`
+	QuoteEn   string `json:"quoteEn,omitempty"`
 	// Ref points at the upstream text (KEP, newer page revision, API reference)
 	// for rules newer than the stored documents; Doc/Section then name the
 	// stored passage the rule extends or replaces.

@@ -94,7 +94,7 @@ var _ = Describe("Old and new clients", fw.Area(area), func() {
 			r := f.Post(crd.ListPath("v1", f.Namespace), obj, opts...)
 			Expect(r.Code).To(Equal(wantCode), "%s", r)
 			if wantWarning {
-				Expect(r.Warnings()).To(ConsistOf(`unknown field "spec.width"`))
+				fw.ExpectWarnings(r, `unknown field "spec.width"`)
 			} else {
 				Expect(r.Header.Values("Warning")).To(BeEmpty())
 			}

@@ -25,7 +25,7 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		Expect(r.Str("kind")).To(Equal("ConfigMap"))
 		Expect(r.Str("metadata.name")).To(Equal(name))
 		Expect(r.Str("data.a")).To(Equal("1"))
-		Expect(f.GetConfigMap(name).Code).To(Equal(http.StatusNotFound))
+		fw.ExpectCode(f.GetConfigMap(name), http.StatusNotFound)
 		Expect(f.ListConfigMaps().JSON("items.#").Int()).To(BeZero())
 	})
 
@@ -40,7 +40,7 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		Expect(r.Str("metadata.uid")).NotTo(BeEmpty())
 		_, err := time.Parse(time.RFC3339, r.Str("metadata.creationTimestamp"))
 		Expect(err).NotTo(HaveOccurred(), "creationTimestamp %q", r.Str("metadata.creationTimestamp"))
-		Expect(f.GetConfigMap(name).Code).To(Equal(http.StatusNotFound))
+		fw.ExpectCode(f.GetConfigMap(name), http.StatusNotFound)
 	})
 
 	It("answers a dry-run update with the new object and keeps the stored one", fw.Req("DRYRUN-UPDATE"), func() {
@@ -53,7 +53,7 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
 		Expect(r.Str("data.a")).To(Equal("2"))
 		got := f.GetConfigMap(name)
-		Expect(got.Str("data.a")).To(Equal("1"))
+		fw.ExpectField(got, "data.a", "1")
 		Expect(got.Str("metadata.resourceVersion")).To(Equal(rv))
 	})
 
@@ -65,7 +65,7 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		Expect(r.Str("data.a")).To(Equal("10"))
 		Expect(r.Str("data.b")).To(Equal("2"), "the merge keeps untouched keys")
 		got := f.GetConfigMap(name)
-		Expect(got.Str("data.a")).To(Equal("1"))
+		fw.ExpectField(got, "data.a", "1")
 		Expect(got.Str("metadata.resourceVersion")).To(Equal(created.Str("metadata.resourceVersion")))
 	})
 
@@ -81,7 +81,7 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
 		Expect(r.Str("data.k")).To(Equal("created"))
 		Expect(r.JSON(`metadata.managedFields.#(manager=="apiconform-dryrun").operation`).String()).To(Equal("Apply"), "%s", r)
-		Expect(f.GetConfigMap(name).Code).To(Equal(http.StatusNotFound), "a dry-run apply must not create")
+		fw.ExpectCode(f.GetConfigMap(name), http.StatusNotFound) // a dry-run apply must not create
 
 		// An apply to an existing object (a field no other manager owns, so no
 		// conflict) answers the merged object and changes nothing.
@@ -105,7 +105,7 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		Expect(r.Str("status")).To(Equal("Success"))
 		Expect(r.Str("details.uid")).To(Equal(created.Str("metadata.uid")))
 		got := f.GetConfigMap(name)
-		Expect(got.Code).To(Equal(http.StatusOK))
+		fw.ExpectCode(got, http.StatusOK)
 		Expect(got.Exists("metadata.deletionTimestamp")).To(BeFalse())
 	})
 
@@ -115,7 +115,7 @@ var _ = Describe("Dry-run", fw.Area(area), func() {
 		f.CreateConfigMap(b, nil)
 		r := f.Delete(f.ConfigMapsPath(), nil, all)
 		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
-		Expect(f.ListConfigMaps().JSON("items.#").Int()).To(BeEquivalentTo(2))
+		fw.ExpectField(f.ListConfigMaps(), "items.#", "2")
 	})
 
 	It("validates a dry-run create like a real one", fw.Req("DRYRUN-VALIDATION"), func() {
@@ -182,7 +182,7 @@ var _ = Describe("Dry-run parameter values", fw.Area(area), func() {
 			Expect(r.Str("details.causes.0.field")).To(Equal("dryRun"))
 			Expect(r.Str("message")).To(ContainSubstring(`supported values: "All"`))
 			got := f.GetConfigMap(name)
-			Expect(got.Code).To(Equal(http.StatusOK))
+			fw.ExpectCode(got, http.StatusOK)
 			Expect(got.Str("data.a")).To(Equal("1"), "a refused request changes nothing")
 		},
 		Entry("POST ?dryRun=x", fw.Req("DRYRUN-BAD-VALUE"), "dryRun=x", "CreateOptions", "POST"),

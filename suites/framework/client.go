@@ -27,6 +27,48 @@ type Client struct {
 
 	mu       sync.Mutex
 	recorder *[]result.Exchange // exchanges of the running spec; nil outside specs
+
+	// Requests that got no answer (noAnswer): in a row, ever, and the last error.
+	silentRun, silentTotal int
+	lastSilent             error
+}
+
+// observe counts a request's fate for the lost-target check: an answer
+// resets the run of silent requests.
+func (c *Client) observe(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		c.silentRun = 0
+		return
+	}
+	if noAnswer(err) {
+		c.silentRun++
+		c.silentTotal++
+		c.lastSilent = err
+	}
+}
+
+// lost is non-nil once lostAfter requests in a row got no answer.
+func (c *Client) lost() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.silentRun < lostAfter {
+		return nil
+	}
+	return fmt.Errorf("%d requests in a row got no answer, the last: %w", c.silentRun, c.lastSilent)
+}
+
+func (c *Client) noAnswerCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.silentTotal
+}
+
+func (c *Client) lastNoAnswer() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastSilent
 }
 
 // Request is one HTTP call. Path is the URL path (it may carry a query);
@@ -113,12 +155,14 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
+		c.observe(err)
 		c.record(exchange(hreq, req.Body, nil, nil, "transport error: "+err.Error()))
 		return nil, fmt.Errorf("%s %s: %w", hreq.Method, hreq.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	out := &Response{Code: resp.StatusCode, Header: resp.Header, Body: body, Method: hreq.Method, URL: hreq.URL.String()}
+	c.observe(err)
 	if err != nil {
 		c.record(exchange(hreq, req.Body, resp, body, "read body: "+err.Error()))
 		return nil, fmt.Errorf("%s %s: read body: %w", hreq.Method, hreq.URL.Path, err)

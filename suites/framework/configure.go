@@ -20,6 +20,13 @@ type Capabilities struct {
 	Minor      string `json:"minor"`
 	CRDs       bool   `json:"crds"`      // apiextensions.k8s.io/v1 customresourcedefinitions served
 	WatchList  bool   `json:"watchList"` // watch with sendInitialEvents=true ends its initial events with a bookmark
+	// WatchListProblem says how a target that accepted sendInitialEvents
+	// broke the protocol ("" when it supports it or behaves as a server
+	// without it may); specs that need watch lists fail with it.
+	WatchListProblem string `json:"watchListProblem,omitempty"`
+	// CRDProblem says how a target whose discovery lists
+	// apiextensions.k8s.io/v1 fails to serve customresourcedefinitions.
+	CRDProblem string `json:"crdProblem,omitempty"`
 	RefServer  bool   `json:"refServer"` // GET /apiconform/admin answers 200 (reference server with admin endpoints)
 	Frobbers   bool   `json:"frobbers"`  // discovery lists the compat.apiconform.io group
 }
@@ -88,46 +95,117 @@ func detect(ctx context.Context, c *Client) (Capabilities, error) {
 	}
 	caps.GitVersion, caps.Major, caps.Minor = r.Str("gitVersion"), r.Str("major"), r.Str("minor")
 
-	if r, err := c.Do(ctx, Request{Path: "/apis/apiextensions.k8s.io/v1"}); err == nil && r.Code == 200 {
-		for _, res := range r.JSON("resources").Array() {
-			if res.Get("name").String() == "customresourcedefinitions" {
-				caps.CRDs = true
-			}
-		}
-	}
+	caps.CRDs, caps.CRDProblem = probeCRDs(ctx, c)
 	if r, err := c.Do(ctx, Request{Path: "/apiconform/admin"}); err == nil && r.Code == 200 {
 		caps.RefServer = true
 	}
 	if r, err := c.Do(ctx, Request{Path: "/apis/" + FrobberGroup}); err == nil && r.Code == 200 {
 		caps.Frobbers = r.JSON("versions.#").Int() > 0
 	}
-	caps.WatchList = probeWatchList(ctx, c)
+	caps.WatchList, caps.WatchListProblem = probeWatchList(ctx, c)
 	return caps, nil
 }
 
-// probeWatchList opens a short watch-list stream of namespaces and looks for
-// the bookmark annotated k8s.io/initial-events-end.
-func probeWatchList(ctx context.Context, c *Client) bool {
+// probeCRDs decides the CRD capability: absent only when discovery (/apis)
+// does not list apiextensions.k8s.io/v1, as a server without CRDs does; a
+// listed group that does not serve customresourcedefinitions is a problem.
+func probeCRDs(ctx context.Context, c *Client) (bool, string) {
+	r, err := c.Do(ctx, Request{Path: "/apis"})
+	if err != nil || r.Code != 200 || !r.JSON(`groups.#(name=="apiextensions.k8s.io").versions.#(version=="v1")`).Exists() {
+		return false, ""
+	}
+	r, err = c.Do(ctx, Request{Path: "/apis/apiextensions.k8s.io/v1"})
+	if err != nil {
+		return false, ""
+	}
+	if r.Code == 200 && r.JSON(`resources.#(name=="customresourcedefinitions")`).Exists() {
+		return true, ""
+	}
+	return false, fmt.Sprintf("discovery lists apiextensions.k8s.io/v1 but GET /apis/apiextensions.k8s.io/v1 answered %d without customresourcedefinitions: %s",
+		r.Code, trim(r.Body, 300))
+}
+
+// probeWatchList decides the watch-list capability. A capability is absent
+// only when the target behaves as the documents allow a server without it
+// to: it refuses the parameters (422/400 naming sendInitialEvents or
+// resourceVersionMatch, as a server with the WatchList feature off or one
+// older than v1.27 does), or it ignores sendInitialEvents and serves a plain
+// watch from the resourceVersion given (no initial ADDED events for the
+// objects that existed then). Anything else — an ERROR event, initial events
+// without the annotated bookmark, a bookmark before the state, an annotated
+// bookmark missing objects or at an older resourceVersion — is a problem:
+// the capability is claimed and broken, and WATCH-SEND-INITIAL-EVENTS fails
+// with what the probe saw.
+func probeWatchList(ctx context.Context, c *Client) (supported bool, problem string) {
+	const path = "/api/v1/namespaces"
+	l, err := c.Do(ctx, Request{Path: path})
+	if err != nil || l.Code != 200 {
+		return false, ""
+	}
+	listRV := l.Str("metadata.resourceVersion")
+	existing := map[string]bool{}
+	for _, it := range l.JSON("items").Array() {
+		existing[it.Get("metadata.name").String()] = true
+	}
 	q := url.Values{"watch": {"1"}, "sendInitialEvents": {"true"}, "resourceVersionMatch": {"NotOlderThan"},
-		"allowWatchBookmarks": {"true"}, "timeoutSeconds": {"5"}}
-	w, err := c.OpenWatch(ctx, "/api/v1/namespaces", q, 10*time.Second)
-	if err != nil || w.Code != 200 {
-		if w != nil {
-			w.Close()
-		}
-		return false
+		"resourceVersion": {listRV}, "allowWatchBookmarks": {"true"}, "timeoutSeconds": {"5"}}
+	var log []string
+	fail := func(why string) (bool, string) {
+		return false, fmt.Sprintf("watch %s?%s claimed watch-list support but %s; events: %s", path, q.Encode(), why,
+			strings.Join(log, " | "))
+	}
+	w, err := c.OpenWatch(ctx, path, q, 10*time.Second)
+	if err != nil {
+		return false, "" // transport trouble: no decision, the specs see it themselves
 	}
 	defer w.Close()
+	if w.Code != 200 {
+		body := string(w.Body)
+		if (w.Code == 422 || w.Code == 400) && (strings.Contains(body, "sendInitialEvents") || strings.Contains(body, "resourceVersionMatch")) {
+			return false, "" // the parameter refused: allowed for servers without the feature
+		}
+		log = append(log, fmt.Sprintf("HTTP %d %s", w.Code, trim(w.Body, 300)))
+		return fail("the watch was refused without naming the parameter")
+	}
+	seen := map[string]bool{}
 	for i := 0; i < 10000; i++ {
 		ev, err := w.Next(10 * time.Second)
 		if err != nil {
-			return false
+			if len(seen) == 0 {
+				return false, "" // a plain watch from the resourceVersion: the parameter ignored
+			}
+			return fail(fmt.Sprintf("the stream ended (%v) after initial events without the initial-events-end bookmark", err))
 		}
-		if ev.Type == "BOOKMARK" && ev.Object.Get(`metadata.annotations.k8s\.io/initial-events-end`).String() == "true" {
-			return true
+		if len(log) < 20 {
+			log = append(log, trim(ev.Raw, 300))
+		}
+		name := ev.Object.Get("metadata.name").String()
+		switch ev.Type {
+		case "ERROR":
+			return fail("it sent an ERROR event")
+		case "ADDED":
+			if existing[name] {
+				seen[name] = true
+			}
+		case "BOOKMARK":
+			annotated := ev.Object.Get(`metadata.annotations.k8s\.io/initial-events-end`).String() == "true"
+			switch {
+			case !annotated && len(seen) == 0 && len(existing) > 0:
+				return false, "" // a periodic bookmark of a plain watch: the parameter ignored
+			case !annotated:
+				return fail("a bookmark after the initial events lacks the k8s.io/initial-events-end annotation")
+			case len(seen) < len(existing):
+				return fail(fmt.Sprintf("the initial-events-end bookmark came after %d of the %d namespaces listed at %s", len(seen), len(existing), listRV))
+			}
+			if n, ok := RVInt(ev.Object.Get("metadata.resourceVersion").String()); ok {
+				if m, ok := RVInt(listRV); ok && n < m {
+					return fail(fmt.Sprintf("the initial-events-end bookmark's resourceVersion %d is older than the %d asked for", n, m))
+				}
+			}
+			return true, ""
 		}
 	}
-	return false
+	return fail("no initial-events-end bookmark within 10000 events")
 }
 
 // FrobberGroup is the API group of the changing-the-API document's Frobber
@@ -158,24 +236,36 @@ func Compact(ctx context.Context) (int64, error) {
 	return rev.Int(), nil
 }
 
-// RequireCRDs skips the spec when the target serves no CustomResourceDefinitions.
+// RequireCRDs skips the spec when discovery does not list
+// apiextensions.k8s.io/v1 and fails it when the listed group is broken.
 func RequireCRDs() {
-	if !Caps().CRDs {
-		ginkgo.Skip("target does not serve apiextensions.k8s.io/v1 customresourcedefinitions")
+	c := Caps()
+	if c.CRDProblem != "" {
+		ginkgo.Fail(c.CRDProblem, 1)
+	}
+	if !c.CRDs {
+		ginkgo.Skip("allowance: a server without CustomResourceDefinitions does not list apiextensions.k8s.io/v1 in discovery, and this target does not")
 	}
 }
 
-// RequireWatchList skips the spec when watch with sendInitialEvents is not supported.
+// RequireWatchList fails the spec when the target accepted sendInitialEvents
+// but broke the protocol, and skips it when the target refused or ignored
+// the parameter, as a server without streaming lists may (the WatchList
+// gate, KEP-3157, may be off; servers before v1.27 do not know it).
 func RequireWatchList() {
-	if !Caps().WatchList {
-		ginkgo.Skip("target does not support watch lists (sendInitialEvents=true did not end with an initial-events-end bookmark)")
+	c := Caps()
+	if c.WatchListProblem != "" {
+		ginkgo.Fail(c.WatchListProblem, 1)
+	}
+	if !c.WatchList {
+		ginkgo.Skip("allowance: streaming lists need the WatchList feature (KEP-3157; a server may have it off, and servers before v1.27 lack it); this target refused or ignored sendInitialEvents without breaking the protocol")
 	}
 }
 
-// RequireFrobbers skips the spec unless discovery lists the Frobber group.
+// RequireFrobbers ends the spec as not applicable unless discovery lists the Frobber group.
 func RequireFrobbers() {
 	if !Caps().Frobbers {
-		ginkgo.Skip("discovery does not list " + FrobberGroup + " (served only by the reference server)")
+		NotApplicable("discovery does not list " + FrobberGroup + " (served only by the reference server)")
 	}
 }
 

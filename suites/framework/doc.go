@@ -27,8 +27,10 @@
 // Query(k, v), Header(k, v), ContentType(ct), Accept(a), Timeout(d). A body
 // may be []byte, string (sent as is) or any other value (encoded as JSON).
 // Patch takes one of JSONPatch, MergePatch, StrategicMergePatch, ApplyPatch
-// (apimachinery's types.PatchType values). A transport error fails the spec;
-// use DefaultClient().Do for an error return instead.
+// (apimachinery's types.PatchType values). A transport error ends the spec
+// as error, never as a conformance failure, and three requests in a row
+// without an answer stop the run (Lost; outcome.go); use DefaultClient().Do
+// for an error return instead.
 //
 // Every exchange is recorded as a result.Exchange (reports/result), redacted
 // once where it is recorded (result.Exchange.Redacted, which uses
@@ -56,8 +58,10 @@
 // RequireSince help specs that wait, compare resourceVersions or depend on
 // the target's release.
 //
-// Capabilities: RequireCRDs, RequireWatchList and RequireFrobbers skip the
-// spec with a reason when the target lacks the feature; Caps() has the rest
+// Capabilities: RequireCRDs and RequireWatchList skip the spec with a
+// reason when the target lacks the feature; RequireFrobbers ends it as not
+// applicable (NotApplicable(reason): the requirement does not apply to this
+// target, left out of the conformance percentage); Caps() has the rest
 // (RefServer, the version). Compact(ctx) compacts the reference server's
 // history now and returns the compacted revision (an error wrapping
 // ErrNotSupported on other targets); CompactionWait() is how long a spec may

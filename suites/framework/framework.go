@@ -32,18 +32,21 @@ type Framework struct {
 // New registers the per-spec setup and cleanup for area and returns the handle.
 func New(area string) *Framework {
 	f := &Framework{Area: area}
+	ph := trackPhases()
 	ginkgo.BeforeEach(func() {
 		s := st()
-		if s.ctx.Err() != nil {
-			ginkgo.Skip("run cancelled: " + s.ctx.Err().Error())
-		}
+		afterSpec := guardSpec(s.ctx, s.client) // outcome.go: not run, or error when the target went away
 		f.ctx = s.ctx
 		f.counter = 0
 		rec := s.client.startRecording()
+		ph.start(s.client)
 		ginkgo.DeferCleanup(func() {
+			afterSpec()
 			s.client.stopRecording()
-			if ginkgo.CurrentSpecReport().Failed() && len(*rec) > 0 {
-				ginkgo.AddReportEntry(result.ExchangesEntry, result.ExchangesEntryValue(*rec), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+			// Roles and the verdict (verdict.go) are settled once the spec has ended.
+			xs := ph.finish(*rec, ginkgo.CurrentSpecReport())
+			if ginkgo.CurrentSpecReport().Failed() && len(xs) > 0 {
+				ginkgo.AddReportEntry(result.ExchangesEntry, result.ExchangesEntryValue(xs), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 			}
 		})
 		f.Namespace = "ac-" + sanitize(area) + "-" + randomSuffix(5)
@@ -118,7 +121,8 @@ const (
 	ApplyPatch          = string(types.ApplyYAMLPatchType)
 )
 
-// Do sends a request; a transport error fails the spec.
+// Do sends a request; a transport error ends the spec as error (not a
+// conformance failure), and a lost target stops the run (outcome.go).
 func (f *Framework) Do(method, path string, body any, opts ...Option) *Response {
 	data, err := encodeBody(body)
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
@@ -127,7 +131,9 @@ func (f *Framework) Do(method, path string, body any, opts ...Option) *Response 
 		o(&req)
 	}
 	r, err := st().client.Do(f.Ctx(), req)
-	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "%s %s", method, path)
+	if err != nil {
+		failTransport(method+" "+path, err, 1)
+	}
 	return r
 }
 
@@ -163,19 +169,79 @@ func (f *Framework) Watch(path string, opts ...Option) *Watch {
 		o(&req)
 	}
 	w, err := st().client.OpenWatch(f.Ctx(), req.Path, req.Query, req.Timeout)
-	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "watch %s", path)
+	if err != nil {
+		failTransport("watch "+path, err, 1)
+	}
 	ginkgo.DeferCleanup(w.Close)
 	return w
 }
 
+// The assertion helpers below fail the spec with a verdict: one line in the
+// requirement's terms naming what was expected, what came back and the
+// request (verdict.go), followed by the response for detail.
+
 // ExpectStatus asserts that r is a Status object with the given code and reason.
 func ExpectStatus(r *Response, code int, reason string) {
-	gomega.ExpectWithOffset(1, r.Code).To(gomega.Equal(code), "%s", r)
-	gomega.ExpectWithOffset(1, r.Str("kind")).To(gomega.Equal("Status"), "%s", r)
-	gomega.ExpectWithOffset(1, r.Str("apiVersion")).To(gomega.Equal("v1"), "%s", r)
-	gomega.ExpectWithOffset(1, r.Str("status")).To(gomega.Equal("Failure"), "%s", r)
-	gomega.ExpectWithOffset(1, r.Int("code")).To(gomega.BeEquivalentTo(code), "%s", r)
-	gomega.ExpectWithOffset(1, r.Str("reason")).To(gomega.Equal(reason), "%s", r)
+	ginkgo.GinkgoHelper()
+	if v := statusVerdict(r, code, reason); v != "" {
+		fail(r, v, r.String())
+	}
+}
+
+// ExpectCode asserts that r answered one of codes.
+func ExpectCode(r *Response, codes ...int) {
+	ginkgo.GinkgoHelper()
+	if v := codeVerdict(r, codes...); v != "" {
+		fail(r, v, r.String())
+	}
+}
+
+// ExpectWarning asserts that r carries a Warning header containing each of texts.
+func ExpectWarning(r *Response, texts ...string) {
+	ginkgo.GinkgoHelper()
+	if v := warningVerdict(r, texts...); v != "" {
+		fail(r, v, r.String())
+	}
+}
+
+// ExpectWarnings asserts that r's Warning header texts are exactly want, in any order.
+func ExpectWarnings(r *Response, want ...string) {
+	ginkgo.GinkgoHelper()
+	if v := warningsVerdict(r, want...); v != "" {
+		fail(r, v, r.String())
+	}
+}
+
+// ExpectNoWarning asserts that r carries no Warning header.
+func ExpectNoWarning(r *Response) {
+	ginkgo.GinkgoHelper()
+	if got := r.Warnings(); len(got) > 0 {
+		fail(r, fmt.Sprintf("expected no Warning header, got %q", got), r.String())
+	}
+}
+
+// ExpectField asserts that the body's value at a gjson path is want (compared as text).
+func ExpectField(r *Response, path, want string) {
+	ginkgo.GinkgoHelper()
+	if v := fieldVerdict(r, path, want); v != "" {
+		fail(r, v, r.String())
+	}
+}
+
+// Verify fails the spec with the verdict format/args unless ok; r (may be
+// nil) is the response the verdict is about. Use it where no helper fits:
+//
+//	framework.Verify(r, !slices.Contains(names, late), "page 2 lists %s, created after page 1", late)
+func Verify(r *Response, ok bool, format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	if ok {
+		return
+	}
+	detail := ""
+	if r != nil {
+		detail = r.String()
+	}
+	fail(r, fmt.Sprintf(format, args...), detail)
 }
 
 func randomSuffix(n int) string {

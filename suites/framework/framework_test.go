@@ -38,6 +38,9 @@ func fakeMux(refServer bool) *http.ServeMux {
 		}
 		fmt.Fprint(w, `{"major":"1","minor":"36","gitVersion":"v1.36.3"}`)
 	})
+	mux.HandleFunc("/apis", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"groups":[{"name":"apiextensions.k8s.io","versions":[{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}]}]}`)
+	})
 	mux.HandleFunc("/apis/apiextensions.k8s.io/v1", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"resources":[{"name":"customresourcedefinitions"}]}`)
 	})

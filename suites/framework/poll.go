@@ -43,6 +43,6 @@ func RequireSince(id string) {
 		return
 	}
 	if tMaj < sMaj || (tMaj == sMaj && tMin < sMin) {
-		ginkgo.Skip(fmt.Sprintf("%s applies since %s; the target reports v%s.%s", id, req.Since, caps.Major, caps.Minor))
+		ginkgo.Skip(fmt.Sprintf("allowance: %s applies since %s and the target reports v%s.%s", id, req.Since, caps.Major, caps.Minor))
 	}
 }

@@ -73,6 +73,7 @@ func (c *Client) OpenWatch(ctx context.Context, path string, q url.Values, maxDu
 	hdrTimer := time.AfterFunc(c.requestTimeout, cancel)
 	resp, err := c.http.Do(hreq)
 	hdrTimer.Stop()
+	c.observe(err)
 	if err != nil {
 		cancel()
 		c.record(exchange(hreq, nil, nil, nil, "transport error: "+err.Error()))

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
+	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/suites/framework"
 )
 
@@ -28,8 +30,14 @@ import (
 type Config struct {
 	Target framework.Target
 
-	Areas            []string // run only these areas (labels area:<name>); empty means all
-	Requirements     []string // run only specs labelled with one of these requirement IDs
+	// Areas and Requirements are the focus: run the specs of these areas
+	// (labels area:<name>) and the specs labelled with one of these
+	// requirement IDs (their union); both empty means every spec.
+	Areas        []string
+	Requirements []string
+	// Only keeps, of the focus, the specs labelled with one of these
+	// requirement IDs (e.g. those at or above --level); empty keeps all.
+	Only             []string
 	LabelFilter      string   // extra Ginkgo label filter, ANDed with the above
 	Focus            []string // run only specs whose full text matches one of these regexps
 	Skip             []string // skip specs whose full text matches one of these regexps
@@ -127,7 +135,105 @@ func Run(ctx context.Context, cfg Config) (types.Report, error) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	t := &testingT{}
 	ginkgo.RunSpecs(t, "apiconform", suiteCfg, reporterCfg)
+	if !cfg.DryRun {
+		markNotRun(&final, selector(cfg, suiteCfg), stopReason(ctx, final, cfg.FailFast))
+	}
 	return final, nil
+}
+
+// Stop says why a run ended before every selected spec finished; the zero
+// Stop is a run that was not stopped (fail-fast is not a stop: the run did
+// what it was asked).
+type Stop struct {
+	Cause  result.StopCause
+	Detail string
+}
+
+// StopOf reads why the run of report stopped early: the target was lost
+// (framework.Lost), the run was interrupted (SIGINT/SIGTERM, or ctx
+// cancelled), or its timeout elapsed.
+func StopOf(ctx context.Context, report types.Report) Stop {
+	if err := framework.Lost(); err != nil {
+		return Stop{result.TargetLost, err.Error()}
+	}
+	for _, r := range report.SpecialSuiteFailureReasons {
+		switch {
+		case strings.Contains(r, "Interrupted"):
+			return Stop{Cause: result.Interrupted}
+		case strings.Contains(r, "Timeout Elapsed"):
+			return Stop{Cause: result.TimedOut}
+		}
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return Stop{Cause: result.TimedOut}
+	case ctx.Err() != nil:
+		return Stop{Cause: result.Interrupted}
+	}
+	return Stop{}
+}
+
+// stopReason is what a spec that never started is told.
+func stopReason(ctx context.Context, report types.Report, failFast bool) string {
+	switch st := StopOf(ctx, report); st.Cause {
+	case result.TargetLost:
+		return "not started: the target was lost (" + st.Detail + ")"
+	case result.Interrupted:
+		return "not started: the run was interrupted"
+	case result.TimedOut:
+		return "not started: the run's timeout elapsed"
+	}
+	if failFast {
+		return "not started: --fail-fast stopped the run at the first failure"
+	}
+	return "not started"
+}
+
+// markNotRun marks every selected spec that was never attempted NotRun
+// (result.OutcomeEntry), so that it is not mistaken for one the filters
+// left out (Ginkgo reports both as skipped with no attempt).
+func markNotRun(report *types.Report, selected func(types.SpecReport) bool, reason string) {
+	for i, s := range report.SpecReports {
+		if !s.LeafNodeType.Is(types.NodeTypeIt) || s.NumAttempts > 0 || !s.State.Is(types.SpecStateSkipped) || !selected(s) {
+			continue
+		}
+		why := reason
+		if m := strings.TrimSpace(s.Failure.Message); m != "" {
+			why = "not started: " + m // e.g. an earlier spec of an ordered container failed
+		}
+		report.SpecReports[i].ReportEntries = append(slices.Clone(s.ReportEntries), types.ReportEntry{
+			Name: result.OutcomeEntry, Value: types.WrapEntryValue(result.OutcomeEntryValue(result.NotRun, why))})
+	}
+}
+
+// selector tells whether the run's selection (label filter, focus and skip
+// patterns) takes a spec, the way Ginkgo decides it.
+func selector(cfg Config, sc types.SuiteConfig) func(types.SpecReport) bool {
+	var match func([]string) bool = func([]string) bool { return true }
+	if sc.LabelFilter != "" {
+		if f, err := types.ParseLabelFilter(sc.LabelFilter); err == nil {
+			match = f
+		}
+	}
+	focus, skip := compileAll(cfg.Focus), compileAll(cfg.Skip)
+	return func(s types.SpecReport) bool {
+		if !match(s.Labels()) {
+			return false
+		}
+		text := s.FullText()
+		if len(focus) > 0 && !slices.ContainsFunc(focus, func(re *regexp.Regexp) bool { return re.MatchString(text) }) {
+			return false
+		}
+		return !slices.ContainsFunc(skip, func(re *regexp.Regexp) bool { return re.MatchString(text) })
+	}
+}
+
+func compileAll(patterns []string) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, p := range patterns {
+		out = append(out, regexp.MustCompile(p)) // validated by ginkgoConfig
+	}
+	return out
 }
 
 type testingT struct{ failed bool }
@@ -185,13 +291,28 @@ func LabelFilter(cfg Config) (string, error) {
 		}
 		return "(" + strings.Join(alts, " || ") + ")", nil
 	}
+	// The focus is one union: --focus PAGE-CONSTANT-RV,watch runs the watch
+	// area and that requirement's specs.
+	focusAreas, err := anyOf("area:", cfg.Areas)
+	if err != nil {
+		return "", err
+	}
+	focusReqs, err := anyOf(framework.ReqLabel(""), cfg.Requirements)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case focusAreas != "" && focusReqs != "":
+		parts = append(parts, "("+focusAreas+" || "+focusReqs+")")
+	case focusAreas != "" || focusReqs != "":
+		parts = append(parts, focusAreas+focusReqs)
+	}
 	for _, sel := range []struct {
 		prefix string
 		names  []string
 		negate bool
 	}{
-		{"area:", cfg.Areas, false},
-		{framework.ReqLabel(""), cfg.Requirements, false},
+		{framework.ReqLabel(""), cfg.Only, false},
 		{"area:", cfg.SkipAreas, true},
 		{framework.ReqLabel(""), cfg.SkipRequirements, true},
 	} {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/apiconform/apiconform/reports/result"
 )
 
 func TestLabelFilter(t *testing.T) {
@@ -16,6 +18,10 @@ func TestLabelFilter(t *testing.T) {
 		{name: "empty", cfg: Config{}, want: ""},
 		{name: "areas", cfg: Config{Areas: []string{"dryrun", "apply"}}, want: "(area:dryrun || area:apply)"},
 		{name: "requirements", cfg: Config{Requirements: []string{"FV-WARN"}}, want: "(req:FV-WARN)"},
+		{name: "areas and requirements are a union", cfg: Config{Areas: []string{"watch"}, Requirements: []string{"PAGE-CONSTANT-RV"}},
+			want: "((area:watch) || (req:PAGE-CONSTANT-RV))"},
+		{name: "only is ANDed", cfg: Config{Areas: []string{"watch"}, Only: []string{"A-B", "C-D"}},
+			want: "(area:watch) && (req:A-B || req:C-D)"},
 		{name: "skip", cfg: Config{SkipAreas: []string{"watch"}, SkipRequirements: []string{"A-B"}},
 			want: "!(area:watch) && !(req:A-B)"},
 		{name: "combined with user filter", cfg: Config{Areas: []string{"apply"}, LabelFilter: "!slow"},
@@ -81,4 +87,28 @@ func TestNotSelected(t *testing.T) {
 			t.Errorf("%s: NotSelected = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+func TestMarkNotRun(t *testing.T) {
+	report := types.Report{SpecReports: types.SpecReports{
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "ran", LeafNodeLabels: []string{"area:watch"}, State: types.SpecStatePassed, NumAttempts: 1},
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "never started", LeafNodeLabels: []string{"area:watch"}, State: types.SpecStateSkipped},
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "filtered out", LeafNodeLabels: []string{"area:apply"}, State: types.SpecStateSkipped},
+	}}
+	cfg := Config{Areas: []string{"watch"}}
+	_, sc, _ := ginkgoConfigPair(cfg)
+	markNotRun(&report, selector(cfg, sc), "not started: the run was interrupted")
+	got := map[string]result.Outcome{}
+	for _, s := range result.FromGinkgo(report, result.Target{}).Specs {
+		got[s.Name] = s.Outcome
+	}
+	want := map[string]result.Outcome{"ran": result.Passed, "never started": result.NotRun}
+	if len(got) != len(want) || got["ran"] != want["ran"] || got["never started"] != want["never started"] {
+		t.Errorf("outcomes = %v, want %v (the filtered spec left out)", got, want)
+	}
+}
+
+func ginkgoConfigPair(cfg Config) (Config, types.SuiteConfig, error) {
+	sc, _, err := ginkgoConfig(cfg)
+	return cfg, sc, err
 }

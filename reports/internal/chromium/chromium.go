@@ -83,6 +83,12 @@ func DumpDOM(ctx context.Context, pageURL string) ([]byte, error) {
 	return run(ctx, []string{"--dump-dom", pageURL})
 }
 
+// DumpDOMSize is DumpDOM in a width×height window, for checks of what the
+// first screen shows.
+func DumpDOMSize(ctx context.Context, pageURL string, width, height int) ([]byte, error) {
+	return run(ctx, []string{"--dump-dom", fmt.Sprintf("--window-size=%d,%d", width, height), pageURL})
+}
+
 // Screenshot loads pageURL in a width×height window and writes a PNG to out.
 func Screenshot(ctx context.Context, pageURL, out string, width, height int) error {
 	abs, err := filepath.Abs(out)

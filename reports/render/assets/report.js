@@ -87,8 +87,35 @@
     b.setAttribute("aria-expanded", String(!d.hidden));
   });
   window.addEventListener("hashchange", function () { readFragment(); apply(); });
+  // Quotes of Chinese documents are shown in English with the original
+  // beside it; where no installed font has CJK glyphs the original would be
+  // empty boxes, so it is hidden (the source link leads to it). Two
+  // different Han characters drawn the same means both are the missing-glyph box.
+  function cjkRenders() {
+    var c = document.createElement("canvas");
+    c.width = 40; c.height = 40;
+    var g = c.getContext && c.getContext("2d");
+    if (!g) { return true; }
+    function pixels(ch) {
+      g.clearRect(0, 0, 40, 40);
+      g.font = "32px sans-serif";
+      g.fillText(ch, 2, 32);
+      return Array.prototype.join.call(g.getImageData(0, 0, 40, 40).data, ",");
+    }
+    return pixels("\u8D44") !== pixels("\u7248");
+  }
+  var cjk = cjkRenders();
+  if (!cjk) { document.documentElement.classList.add("no-cjk"); }
+  document.body.setAttribute("data-cjk", cjk ? "rendered" : "missing");
+
   readFragment();
   apply();
+  // Where the failures start, for the browser test: on the first screen.
+  var failures = el("failures");
+  if (failures) {
+    document.body.setAttribute("data-failures-top", String(Math.round(failures.getBoundingClientRect().top + window.scrollY)));
+    document.body.setAttribute("data-viewport-height", String(window.innerHeight));
+  }
   if (fragmentParams().get("expand") === "1") {
     el("f-expand").click();
   }

@@ -1,0 +1,60 @@
+package framework
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"syscall"
+	"testing"
+)
+
+func TestNoAnswer(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"refused", &url.Error{Op: "Get", URL: "http://x", Err: &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}}, true},
+		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{"closed mid-answer", fmt.Errorf("GET /x: %w", io.ErrUnexpectedEOF), true},
+		{"request deadline", fmt.Errorf("GET /x: %w", context.DeadlineExceeded), true},
+		{"tls", tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}, true},
+		{"run cancelled", &url.Error{Op: "Get", URL: "http://x", Err: context.Canceled}, false},
+		{"other", errors.New("build request: bad URL"), false},
+	}
+	for _, tt := range tests {
+		if got := noAnswer(tt.err); got != tt.want {
+			t.Errorf("%s: noAnswer = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestClientLostAfterSilentRequests(t *testing.T) {
+	c := &Client{}
+	refused := fmt.Errorf("dial: %w", syscall.ECONNREFUSED)
+	for i := 0; i < lostAfter-1; i++ {
+		c.observe(refused)
+	}
+	if c.lost() != nil {
+		t.Fatal("lost before lostAfter silent requests")
+	}
+	c.observe(nil) // an answer resets the run
+	for i := 0; i < lostAfter-1; i++ {
+		c.observe(refused)
+	}
+	c.observe(errors.New("not a silence")) // neither an answer nor a silence
+	if c.lost() != nil {
+		t.Fatal("an answer in between must reset the count")
+	}
+	c.observe(refused)
+	if err := c.lost(); err == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("lost = %v, want the last error wrapped", err)
+	}
+	if n := c.noAnswerCount(); n != 2*(lostAfter-1)+1 {
+		t.Errorf("noAnswerCount = %d", n)
+	}
+}
