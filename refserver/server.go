@@ -26,7 +26,7 @@ import (
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
-// Config configures a Server. The zero value serves plain HTTP... no: set Addr or InsecureAddr.
+// Config configures a Server; at least one of Addr and InsecureAddr must be set.
 type Config struct {
 	// Addr is the HTTPS listen address (e.g. 127.0.0.1:6443); "" = no HTTPS listener.
 	Addr string
@@ -36,6 +36,9 @@ type Config struct {
 	AllowNonLoopback bool
 	// DataDir selects the bbolt backend in DIR/refserver.db; "" = memory.
 	DataDir string
+	// FreshStore starts an empty store when DIR/refserver.db is an empty
+	// (0-byte) file, which is otherwise refused as lost data.
+	FreshStore bool
 	// HistoryWindow and HistoryMaxRevisions bound readable history (see storage.Options).
 	HistoryWindow       time.Duration
 	HistoryMaxRevisions int
@@ -51,12 +54,13 @@ type Config struct {
 	BookmarkInterval time.Duration
 	// RevisionWait bounds waiting for a future resourceVersion (0 = 3s).
 	RevisionWait time.Duration
-	// MaxRequestsInFlight bounds concurrent non-watch requests of non-admin
-	// users; past it they get 429 with Retry-After (0 = no bound).
+	// MaxRequestsInFlight bounds concurrent short requests, and separately
+	// watch initialisations, of every client but system:masters and health
+	// probes; past it they get 429 with Retry-After (0 = no bound).
 	MaxRequestsInFlight int
 	// WatchBuffer is the per-watcher event buffer (0 = store default).
 	WatchBuffer int
-	// Faults switches on deliberately broken behaviours (tests only).
+	// Faults switches on simulated deviations (faultcheck, --simulate-deviation).
 	Faults faults.Set
 	// Logf logs (nil = log.Printf).
 	Logf func(format string, args ...any)
@@ -102,7 +106,8 @@ func New(cfg Config) (*Server, error) {
 		}
 		cfg.Tokens[cfg.AdminToken] = auth.User{Name: "admin", UID: "admin", Groups: []string{"system:masters", "system:authenticated"}}
 	}
-	opts := storage.Options{HistoryWindow: cfg.HistoryWindow, HistoryMaxRevisions: cfg.HistoryMaxRevisions, WatchBuffer: cfg.WatchBuffer, Clock: cfg.Clock}
+	opts := storage.Options{HistoryWindow: cfg.HistoryWindow, HistoryMaxRevisions: cfg.HistoryMaxRevisions, WatchBuffer: cfg.WatchBuffer, Clock: cfg.Clock,
+		AllowEmptyFile: cfg.FreshStore, Logf: cfg.Logf}
 	var st storage.Store
 	if cfg.DataDir != "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -117,13 +122,18 @@ func New(cfg Config) (*Server, error) {
 		st = storage.NewMemory(opts)
 	}
 	reg := registry.New(registry.Config{Store: st, RevisionWait: cfg.RevisionWait, Faults: cfg.Faults})
+	reg.Register(registry.BuiltinKinds(reg)...)
 	if err := reg.Start(context.Background()); err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("refserver: load CRDs: %w", err)
 	}
 	h := apiserver.New(apiserver.Config{Registry: reg, Tokens: cfg.Tokens, Rules: cfg.Rules, AdminEndpoints: cfg.EnableAdminEndpoints,
 		BookmarkInterval: cfg.BookmarkInterval, MaxRequestsInFlight: cfg.MaxRequestsInFlight, Faults: cfg.Faults, Logf: cfg.Logf})
-	s := &Server{cfg: cfg, store: st, reg: reg, handler: h}
+	// Simulated deviations sit at the HTTP seam in front of the handler.
+	s := &Server{cfg: cfg, store: st, reg: reg, handler: cfg.Faults.Wrap(h)}
+	if names := cfg.Faults.Names(); len(names) > 0 {
+		cfg.Logf("WARNING: simulating deviations from the documents: %s (this server is deliberately NOT conformant)", strings.Join(names, ", "))
+	}
 	if cfg.Tokens == nil {
 		cfg.Logf("WARNING: no token file given: the server is open to every client on its address (anyone may read and write everything)")
 	}

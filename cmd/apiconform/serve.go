@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/apiconform/apiconform/refserver"
 	"github.com/apiconform/apiconform/refserver/auth"
+	"github.com/apiconform/apiconform/refserver/faults"
 )
 
 func init() { rootCmd.AddCommand(newServeCmd()) }
@@ -22,6 +24,7 @@ func newServeCmd() *cobra.Command {
 		rulesFile      string
 		kubeconfigFile string
 		noTLS          bool
+		deviations     string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -57,6 +60,11 @@ every client on its address.`,
 				// The kubeconfig needs a token that works: add an admin one.
 				cfg.AdminToken = refserver.NewToken()
 			}
+			set, err := faults.ParseList(deviations)
+			if err != nil {
+				return withExit(exitUsage, fmt.Errorf("--simulate-deviation: %w", err))
+			}
+			cfg.Faults = set
 			cfg.Logf = func(format string, args ...any) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "apiconform serve: "+format+"\n", args...)
 			}
@@ -77,6 +85,10 @@ every client on its address.`,
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "apiconform reference server listening on %s\n", srv.URL())
+			if names := set.Names(); len(names) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "!!! SIMULATING DEVIATIONS: %s — this server is deliberately NOT conformant (also listed in /version)\n",
+					strings.Join(names, ", "))
+			}
 			if u := srv.InsecureURL(); u != "" && u != srv.URL() {
 				fmt.Fprintf(cmd.OutOrStdout(), "plain HTTP on %s\n", u)
 			}
@@ -93,14 +105,16 @@ every client on its address.`,
 	f.StringVar(&cfg.InsecureAddr, "insecure-addr", "", "also serve plain HTTP on this address")
 	f.BoolVar(&cfg.AllowNonLoopback, "allow-non-loopback", false, "allow listening on non-loopback addresses")
 	f.StringVar(&cfg.DataDir, "data-dir", "", "keep objects in a bbolt file in this directory (survives restarts); default in memory")
+	f.BoolVar(&cfg.FreshStore, "fresh-store", false, "with --data-dir: start an empty store when the data file is empty (0 bytes) instead of refusing it")
 	f.DurationVar(&cfg.HistoryWindow, "history-window", 5*time.Minute, "how long past revisions stay readable")
 	f.IntVar(&cfg.HistoryMaxRevisions, "history-max-revisions", 0, "at most this many revisions stay readable (0 = no limit)")
 	f.StringVar(&tokenFile, "token-auth-file", "", "kube-apiserver style token CSV: token,user,uid,\"group1,group2\"")
-	f.StringVar(&rulesFile, "authorization-rules", "", "YAML rules: {rules: [{users|groups, verbs, resources}]} with * wildcards")
-	f.BoolVar(&cfg.EnableAdminEndpoints, "enable-admin-endpoints", false, "serve /apiconform/admin (compaction) to admin and system:masters users")
+	f.StringVar(&rulesFile, "authorization-rules", "", "YAML rules: {rules: [{users|groups, verbs, resources, namespaces, resourceNames | nonResourceURLs}]}; \"*\" in users/groups = authenticated users")
+	f.BoolVar(&cfg.EnableAdminEndpoints, "enable-admin-endpoints", false, "serve /apiconform/admin (compaction) to system:masters users (to everyone on an open server)")
 	f.DurationVar(&cfg.BookmarkInterval, "bookmark-interval", time.Minute, "how often watches with allowWatchBookmarks get a BOOKMARK")
 	f.DurationVar(&cfg.RevisionWait, "revision-wait", 3*time.Second, "how long a read waits for a future resourceVersion before 504")
-	f.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 400, "concurrent non-watch requests before 429 TooManyRequests (0 = no limit; admins exempt)")
+	f.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 400, "concurrent short requests, and concurrent watch initialisations, before 429 TooManyRequests (0 = no limit; only system:masters and health probes exempt)")
+	f.StringVar(&deviations, "simulate-deviation", "", "comma-separated deviations to simulate, to see a failing report (off by default; names: "+strings.Join(faults.Names(), ", ")+")")
 	f.StringVar(&kubeconfigFile, "write-kubeconfig", "", "write a kubeconfig for clients (server, CA data, token) to this file")
 	return cmd
 }

@@ -1,36 +1,118 @@
-// Package faults lists the deliberately broken behaviours the reference
-// server can switch on for the suites' fault-injection test. They are
-// test-only: no CLI flag exposes them.
+// Package faults lists the deliberate deviations the reference server can
+// simulate: each breaks one documented behaviour the way an alternative
+// server has been seen to (or a MUST sentence invites). suites/faultcheck
+// switches them on one at a time to prove the suites catch them, and
+// `apiconform serve --simulate-deviation NAME,...` offers them to people who
+// want to see a failing report or test their own tooling.
+//
+// Most live at seams: an HTTP middleware in front of the API handler
+// (http.go). The few that need the registry's inside (reads at a revision,
+// the dry-run decision, synthetic ADDED events) are one-line checks there.
 package faults
 
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
-// Fault names. Each one breaks exactly one documented behaviour.
+// Fault names.
 const (
-	// IgnoreRVMatchExact: a list with resourceVersionMatch=Exact reads the latest state.
-	IgnoreRVMatchExact = "ignore-rv-match-exact"
-	// WrongRemainingItemCount: remainingItemCount is off by one.
+	// In the registry.
+	IgnoreRVMatchExact      = "ignore-rv-match-exact"
 	WrongRemainingItemCount = "wrong-remaining-item-count"
-	// NoWarningHeader: no Warning header is sent (e.g. for unknown fields).
-	NoWarningHeader = "no-warning-header"
-	// DryRunPersists: dryRun=All requests are written anyway.
-	DryRunPersists = "dry-run-persists"
-	// NoSyntheticAdded: a watch from resourceVersion unset or "0" skips the ADDED events for the current state.
-	NoSyntheticAdded = "no-synthetic-added"
-	// ContinueIgnoresSnapshot: continued pages read the latest state instead of the token's revision.
+	DryRunPersists          = "dry-run-persists"
+	NoSyntheticAdded        = "no-synthetic-added"
 	ContinueIgnoresSnapshot = "continue-ignores-snapshot"
+	// In the HTTP layer's decoder.
+	NoWarningHeader = "no-warning-header"
+
+	// At the HTTP seam (http.go).
+	WatchListEndsWithError       = "watch-list-ends-with-error"
+	WatchListNoEndAnnotation     = "watch-list-no-end-annotation"
+	WatchListStaleBookmarkRV     = "watch-list-stale-bookmark-rv"
+	IgnoreSendInitialEvents      = "ignore-send-initial-events"
+	SendInitialEventsFalseSends  = "send-initial-events-false-sends-state"
+	InitialEventsBookmarkUnasked = "initial-events-bookmark-unasked"
+	WatchResumeReplays           = "watch-resume-replays"
+	LabelSelectorIgnoredOnWatch  = "label-selector-ignored-on-watch"
+	FieldSelectorIgnoredOnWatch  = "field-selector-ignored-on-watch"
+	LabelNotEqualRequiresKey     = "label-not-equal-requires-key"
+	SelectorIgnoredOnContinue    = "selector-ignored-on-continue"
+	RemainingCountWithSelector   = "remaining-count-with-selector"
+	EmptyListItemsNull           = "empty-list-items-null"
+	ListKindWithoutSuffix        = "list-kind-without-suffix"
+	ListMissingResourceVersion   = "list-missing-resource-version"
+	ResourceVersionAsNumber      = "resource-version-as-number"
+	CreateAnswers200             = "create-answers-200"
+	StatusMissingReason          = "status-missing-reason"
+	StatusMissingDetails         = "status-missing-details"
+	UpdateIgnoresResourceVersion = "update-ignores-resource-version"
+	StatusSubresourceWritesSpec  = "status-subresource-writes-spec"
+	DeleteCollectionIgnoresSel   = "delete-collection-ignores-selector"
+	DeleteIgnoresPreconditions   = "delete-ignores-preconditions"
+	FinalizersIgnored            = "finalizers-ignored"
+	GenerateNameUnsupported      = "generate-name-unsupported"
+	FieldValidationStrictIgnored = "field-validation-strict-ignored"
+	FieldValidationDefaultStrict = "field-validation-default-strict"
+	FieldValidationIgnoreWarns   = "field-validation-ignore-warns"
+	ApplyAlwaysForces            = "apply-always-forces"
+	ApplyForceIgnored            = "apply-force-ignored"
+	ApplyFieldManagerDefaulted   = "apply-field-manager-defaulted"
+	JSONPatchTestIgnored         = "json-patch-test-ignored"
+	StrategicMergeAsMerge        = "strategic-merge-as-merge"
 )
 
-var known = map[string]string{
-	IgnoreRVMatchExact:      "lists with resourceVersionMatch=Exact read the latest state",
-	WrongRemainingItemCount: "remainingItemCount is off by one",
-	NoWarningHeader:         "no Warning headers",
-	DryRunPersists:          "dryRun=All writes are persisted",
-	NoSyntheticAdded:        "watch from resourceVersion unset or 0 sends no initial ADDED events",
-	ContinueIgnoresSnapshot: "continued pages read the latest state",
+// Seams a fault can live at.
+const (
+	SeamRegistry = "registry"
+	SeamDecoder  = "decoder"
+	SeamHTTP     = "http"
+)
+
+type fault struct{ seam, what string }
+
+var known = map[string]fault{
+	IgnoreRVMatchExact:      {SeamRegistry, "lists with resourceVersionMatch=Exact read the latest state"},
+	WrongRemainingItemCount: {SeamRegistry, "remainingItemCount is off by one"},
+	DryRunPersists:          {SeamRegistry, "dryRun=All writes are persisted"},
+	NoSyntheticAdded:        {SeamRegistry, "watch from resourceVersion unset sends no initial ADDED events"},
+	ContinueIgnoresSnapshot: {SeamRegistry, "continued pages read the latest state"},
+	NoWarningHeader:         {SeamDecoder, "no Warning headers"},
+
+	WatchListEndsWithError:       {SeamHTTP, "a watch with sendInitialEvents=true ends with an ERROR event where the initial-events-end bookmark belongs (kube-apiserver on kine)"},
+	WatchListNoEndAnnotation:     {SeamHTTP, "the initial-events-end bookmark lacks the k8s.io/initial-events-end annotation"},
+	WatchListStaleBookmarkRV:     {SeamHTTP, "the initial-events-end bookmark carries resourceVersion 1 instead of the state's"},
+	IgnoreSendInitialEvents:      {SeamHTTP, "watches ignore sendInitialEvents and resourceVersionMatch (an older server)"},
+	SendInitialEventsFalseSends:  {SeamHTTP, "sendInitialEvents=false is served like true: the current state comes first"},
+	InitialEventsBookmarkUnasked: {SeamHTTP, "sendInitialEvents=true without allowWatchBookmarks still gets bookmarks"},
+	WatchResumeReplays:           {SeamHTTP, "a watch from resourceVersion N also replays the change at N"},
+	LabelSelectorIgnoredOnWatch:  {SeamHTTP, "watches ignore labelSelector"},
+	FieldSelectorIgnoredOnWatch:  {SeamHTTP, "watches ignore fieldSelector"},
+	LabelNotEqualRequiresKey:     {SeamHTTP, "label selector key!=value excludes objects without the key"},
+	SelectorIgnoredOnContinue:    {SeamHTTP, "continued pages ignore labelSelector and fieldSelector"},
+	RemainingCountWithSelector:   {SeamHTTP, "lists with a selector still report remainingItemCount"},
+	EmptyListItemsNull:           {SeamHTTP, "an empty list answers \"items\": null"},
+	ListKindWithoutSuffix:        {SeamHTTP, "lists are of kind X instead of XList"},
+	ListMissingResourceVersion:   {SeamHTTP, "lists carry no metadata.resourceVersion"},
+	ResourceVersionAsNumber:      {SeamHTTP, "objects carry metadata.resourceVersion as a JSON number"},
+	CreateAnswers200:             {SeamHTTP, "create answers 200 OK instead of 201 Created"},
+	StatusMissingReason:          {SeamHTTP, "error Status bodies carry no reason"},
+	StatusMissingDetails:         {SeamHTTP, "error Status bodies carry no details"},
+	UpdateIgnoresResourceVersion: {SeamHTTP, "PUT ignores metadata.resourceVersion: the last writer wins"},
+	StatusSubresourceWritesSpec:  {SeamHTTP, "writes to the status subresource write the whole object"},
+	DeleteCollectionIgnoresSel:   {SeamHTTP, "deletecollection ignores labelSelector and fieldSelector"},
+	DeleteIgnoresPreconditions:   {SeamHTTP, "DELETE ignores preconditions"},
+	FinalizersIgnored:            {SeamHTTP, "DELETE removes an object at once, finalizers or not"},
+	GenerateNameUnsupported:      {SeamHTTP, "create ignores metadata.generateName"},
+	FieldValidationStrictIgnored: {SeamHTTP, "fieldValidation=Strict is ignored (unknown fields only warned about)"},
+	FieldValidationDefaultStrict: {SeamHTTP, "without fieldValidation the server is Strict instead of Warn"},
+	FieldValidationIgnoreWarns:   {SeamHTTP, "fieldValidation=Ignore still warns"},
+	ApplyAlwaysForces:            {SeamHTTP, "server-side apply always forces: no conflicts"},
+	ApplyForceIgnored:            {SeamHTTP, "server-side apply ignores force=true"},
+	ApplyFieldManagerDefaulted:   {SeamHTTP, "server-side apply without fieldManager is accepted"},
+	JSONPatchTestIgnored:         {SeamHTTP, "JSON patch test operations are skipped"},
+	StrategicMergeAsMerge:        {SeamHTTP, "strategic merge patches are applied as JSON merge patches (lists replaced, no directives)"},
 }
 
 // Set is a set of switched-on faults. The nil Set has none.
@@ -39,16 +121,39 @@ type Set map[string]bool
 // Has reports whether fault f is on.
 func (s Set) Has(f string) bool { return s[f] }
 
+// Names lists the faults of s, sorted.
+func (s Set) Names() []string {
+	out := make([]string, 0, len(s))
+	for n, on := range s {
+		if on {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Parse builds a Set from names, rejecting unknown ones.
 func Parse(names ...string) (Set, error) {
 	s := Set{}
 	for _, n := range names {
 		if _, ok := known[n]; !ok {
-			return nil, fmt.Errorf("unknown fault %q (known: %v)", n, Names())
+			return nil, fmt.Errorf("unknown deviation %q (known: %s)", n, strings.Join(Names(), ", "))
 		}
 		s[n] = true
 	}
 	return s, nil
+}
+
+// ParseList parses a comma-separated list ("" = none).
+func ParseList(list string) (Set, error) {
+	var names []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return Parse(names...)
 }
 
 // Names lists every fault name, sorted.
@@ -62,4 +167,7 @@ func Names() []string {
 }
 
 // Describe says what fault n breaks ("" when unknown).
-func Describe(n string) string { return known[n] }
+func Describe(n string) string { return known[n].what }
+
+// Seam says where fault n is switched ("" when unknown).
+func Seam(n string) string { return known[n].seam }

@@ -264,16 +264,26 @@ func planWatch(r Request) (Plan, *apierrors.StatusError) {
 		p.Revision = rev
 	}
 	switch {
-	case r.SendInitialEvents != nil:
+	case send:
 		p.Mode = NotOlderThan
-		p.InitialEvents = send
-		p.InitialEventsEndBookmark = send && r.AllowWatchBookmarks
+		p.InitialEvents = true
+		p.InitialEventsEndBookmark = r.AllowWatchBookmarks
 		if p.Revision == 0 {
 			p.Mode = Any
 		}
+	case r.SendInitialEvents != nil && p.Revision == 0:
+		// sendInitialEvents=false: no initial state, changes from now on.
+		p.Mode = Latest
+	case r.SendInitialEvents != nil:
+		// sendInitialEvents=false at a revision: the changes after it, as
+		// kube-apiserver v1.36 answers (observed: every change after N).
+		p.Mode = Exact
 	case p.Revision == 0:
-		// unset or "0": synthetic ADDED events for the current state, then changes.
+		// unset or "0": synthetic ADDED events for the current state, then
+		// changes; kube-apiserver v1.36 marks the end of that state with the
+		// initial-events-end BOOKMARK when bookmarks were asked for.
 		p.Mode, p.InitialEvents = Latest, true
+		p.InitialEventsEndBookmark = r.AllowWatchBookmarks
 		if r.ResourceVersion == "0" {
 			p.Mode = Any
 		}

@@ -23,9 +23,10 @@ import (
 	"github.com/apiconform/apiconform/suites/runner"
 )
 
-// mustFail says, for every fault switch of the reference server, which
-// requirements have specs that must fail when it is on. Each child run
-// selects exactly these requirements, so the list is also what it runs.
+// mustFail says, for every simulated deviation of the reference server,
+// which requirements have specs that must fail when it is on (a skip does
+// not count). Each child run selects exactly these requirements, so the
+// list is also what it runs.
 var mustFail = map[string][]string{
 	// Exact reads at an older revision come back with the latest state, and
 	// an Exact read of a compacted revision no longer answers 410.
@@ -45,6 +46,65 @@ var mustFail = map[string][]string{
 	// of a compacted revision no longer answers 410.
 	faults.ContinueIgnoresSnapshot: {"PAGE-CONSISTENT-SNAPSHOT", "PAGE-CONTINUE-EXPIRED-410", "RV-SEM-CONTINUE-EXACT",
 		"RV-LIST-UNSET-CONTINUE-NORV", "RV-LIST-UNSET-CONTINUE-RV0"},
+
+	// Streaming lists: the capability is claimed, so a broken protocol fails
+	// instead of skipping (capability rules in framework/configure.go).
+	faults.WatchListEndsWithError:   {"WATCH-SEND-INITIAL-EVENTS"},
+	faults.WatchListNoEndAnnotation: {"WATCH-SEND-INITIAL-EVENTS"},
+	faults.WatchListStaleBookmarkRV: {"WATCH-SEND-INITIAL-EVENTS"},
+	// An older server: the capability is absent (wantCaps), and the
+	// parameters it should refuse are accepted.
+	faults.IgnoreSendInitialEvents:      {"WATCH-SEND-INITIAL-EVENTS-REQUIRES-NOTOLDERTHAN", "WATCH-MATCH-REQUIRES-SEND-INITIAL-EVENTS"},
+	faults.SendInitialEventsFalseSends:  {"WATCH-SEND-INITIAL-EVENTS-FALSE"},
+	faults.InitialEventsBookmarkUnasked: {"WATCH-BOOKMARK-NOT-WITHOUT-OPT-IN"},
+	faults.WatchResumeReplays:           {"WATCH-RESUME", "WATCH-CHANGES-AFTER-RV"},
+	faults.LabelSelectorIgnoredOnWatch:  {"WATCH-SELECTOR-TRANSITIONS"},
+	faults.FieldSelectorIgnoredOnWatch:  {"RES-FIELD-SELECTOR-NAME-WATCH"},
+	faults.LabelNotEqualRequiresKey:     {"RES-LABEL-SELECTOR-OPERATORS"},
+	faults.SelectorIgnoredOnContinue:    {"PAGE-REMAINING-NONE-SELECTOR"},
+	faults.RemainingCountWithSelector:   {"PAGE-REMAINING-NONE-SELECTOR"},
+	faults.EmptyListItemsNull:           {"RES-LIST-EMPTY-ITEMS"},
+	faults.ListKindWithoutSuffix:        {"RES-LIST-KIND"},
+	faults.ListMissingResourceVersion:   {"RV-LIST-METADATA", "RES-LIST-METADATA"},
+	faults.ResourceVersionAsNumber:      {"RV-OBJECT-STRING"},
+	faults.CreateAnswers200:             {"RES-SUCCESS-CODES"},
+	faults.StatusMissingReason:          {"CONV-STATUS-NOT-FOUND", "CONV-STATUS-ALREADY-EXISTS", "CONV-STATUS-CONFLICT"},
+	faults.StatusMissingDetails:         {"CONV-STATUS-NOT-FOUND", "CONV-STATUS-ALREADY-EXISTS"},
+	faults.UpdateIgnoresResourceVersion: {"CONV-STATUS-CONFLICT"},
+	faults.StatusSubresourceWritesSpec:  {"CONV-STATUS-SUBRESOURCE"},
+	faults.DeleteCollectionIgnoresSel:   {"DEL-COLLECTION-SELECTOR"},
+	faults.DeleteIgnoresPreconditions:   {"DEL-PRECONDITION-UID", "DEL-PRECONDITION-RESOURCE-VERSION"},
+	faults.FinalizersIgnored:            {"CONV-DELETE-FINALIZERS-LAST", "DEL-FINALIZERS-ANY-ORDER"},
+	faults.GenerateNameUnsupported:      {"CONV-META-GENERATE-NAME"},
+	faults.FieldValidationStrictIgnored: {"FV-STRICT-CREATE", "FV-STRICT-UPDATE", "FV-STRICT-PATCH"},
+	faults.FieldValidationDefaultStrict: {"FV-WARN-DEFAULT"},
+	faults.FieldValidationIgnoreWarns:   {"FV-IGNORE"},
+	faults.ApplyAlwaysForces:            {"APPLY-CONFLICT"},
+	faults.ApplyForceIgnored:            {"APPLY-FORCE"},
+	faults.ApplyFieldManagerDefaulted:   {"APPLY-FIELD-MANAGER-REQUIRED"},
+	faults.JSONPatchTestIgnored:         {"CONV-PATCH-JSON-TEST-FAILS"},
+	faults.StrategicMergeAsMerge: {"RES-SMP-DELETE-BY-KEY", "RES-SMP-DELETE-FROM-PRIMITIVE-LIST", "RES-SMP-MERGE-PRIMITIVE-LIST",
+		"RES-SMP-SET-ELEMENT-ORDER"},
+}
+
+// wantWatchList is what capability detection must conclude under a fault:
+// supported, absent (a server without the feature), or broken (a problem
+// that fails the specs). Faults not listed leave it supported.
+var wantWatchList = map[string]string{
+	faults.WatchListEndsWithError:   "broken",
+	faults.WatchListNoEndAnnotation: "broken",
+	faults.WatchListStaleBookmarkRV: "broken",
+	faults.IgnoreSendInitialEvents:  "absent",
+}
+
+func watchListState(s faultcheck.Summary) string {
+	switch {
+	case s.WatchListProblem != "":
+		return "broken"
+	case s.Caps["watchList"]:
+		return "supported"
+	}
+	return "absent"
 }
 
 // The child process reads its orders from the environment.
@@ -104,6 +164,9 @@ func TestFaultsFailTheirSpecs(t *testing.T) {
 				t.Errorf("without faults, spec %q %v %s: %s", sp.Text, sp.Reqs, sp.State, sp.Message)
 			}
 		}
+		if got := watchListState(s); got != "supported" {
+			t.Errorf("without faults, watch-list capability detected as %s (%s)", got, s.WatchListProblem)
+		}
 		passed := s.PassedReqs()
 		for _, id := range union {
 			if !slices.Contains(passed, id) {
@@ -128,6 +191,13 @@ func TestFaultsFailTheirSpecs(t *testing.T) {
 					t.Errorf("fault %s (%s) went unnoticed: no spec labelled req:%s failed (%s)",
 						name, faults.Describe(name), id, statesOf(s, id))
 				}
+			}
+			want := wantWatchList[name]
+			if want == "" {
+				want = "supported"
+			}
+			if got := watchListState(s); got != want {
+				t.Errorf("fault %s: watch-list capability detected as %s, want %s (%s)", name, got, want, s.WatchListProblem)
 			}
 			t.Logf("fault %s fails %v", name, failed)
 		})
@@ -216,7 +286,10 @@ func TestFaultChild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run the specs: %v", err)
 	}
-	if err := faultcheck.Summarize(fault, report).WriteFile(out); err != nil {
+	sum := faultcheck.Summarize(fault, report)
+	caps := framework.Caps()
+	sum.Caps, sum.WatchListProblem = caps.CapabilityMap(), caps.WatchListProblem
+	if err := sum.WriteFile(out); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -36,6 +36,9 @@ type Summary struct {
 	Specs          []Spec   `json:"specs"`
 	SuiteSucceeded bool     `json:"suiteSucceeded"`
 	SuiteProblems  []string `json:"suiteProblems,omitempty"` // Ginkgo's special suite failure reasons
+	// Caps and WatchListProblem are what capability detection concluded.
+	Caps             map[string]bool `json:"caps,omitempty"`
+	WatchListProblem string          `json:"watchListProblem,omitempty"`
 }
 
 // Summarize keeps the selected It specs of a Ginkgo report (setup nodes and
