@@ -26,13 +26,18 @@ vet:
 unit:
 	$(GO) test -race -timeout 30m $(PKGS)
 
-bench: ## benchmarks of the store, server, paging, watch, write path and static checker
+bench: ## benchmarks of the store, server, paging, watch, write path, static checker and the load's client/transport
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./refserver/... ./spec/... ./loadgen/...
+
+.PHONY: robustness
+robustness: build ## the reference server under hostile clients and damaged storage (≤ 90 s; servers on 127.0.0.1 only)
+	APICONFORM_ROBUSTNESS=1 APICONFORM_BIN=$(CURDIR)/apiconform $(GO) test -count=1 -timeout 5m -v -run . ./robustness/
 
 FUZZTIME ?= 20s
 # package:target pairs; go test -fuzz takes one package and one target at a time.
 FUZZ_TARGETS = ./refserver/apiserver:FuzzDecodeRequest ./refserver/apiserver:FuzzPatch \
-               ./refserver/fieldcheck:FuzzDecode ./refserver/rvplan:FuzzDecodeContinue
+               ./refserver/fieldcheck:FuzzDecode ./refserver/rvplan:FuzzDecodeContinue \
+               ./refserver/storage:FuzzDecodeRecord
 
 fuzz: ## run each fuzz target for FUZZTIME (default 20s)
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -61,8 +66,16 @@ conformance-oracle: build ## suites against the oracle (fails on any failure not
 	done
 	./apiconform report $(OUT)/refserver/result.json $(OUT)/oracle/result.json --format terminal
 
-bench-compare: build ## same bounded load against the reference server and the oracle, with ratios
-	./apiconform bench --kubeconfig $(ORACLE_DIR)/kubeconfig --json $(OUT)/bench-compare.json
+# BENCH_FLAGS sizes bigger runs, e.g. BENCH_FLAGS="--rounds 5 --objects 10000".
+BENCH_FLAGS ?=
+bench-compare: build ## reference server (own process, HTTPS), the oracle and the transport ceiling under one load, with ratios
+	./apiconform bench --kubeconfig $(ORACLE_DIR)/kubeconfig --json $(OUT)/bench-compare.json $(BENCH_FLAGS)
+	./apiconform bench --from $(OUT)/bench-compare.json --format markdown > $(OUT)/bench-compare.md
+
+.PHONY: releases
+releases: ## fetch the OpenAPI documents of the releases in spec/releases/versions.txt (Go module proxy, cached outside git) and check compat on every pair, swagger.json and v3
+	bash spec/releases/fetch.sh
+	APICONFORM_RELEASES_V3=1 $(GO) test -count=1 -run '^TestReleaseHistory$$' ./spec/compat/
 
 report-screenshot: ## render a sample HTML report and screenshot it with headless Chromium
 	mkdir -p $(OUT)

@@ -29,7 +29,8 @@ const MaxBodyBytes = 3 << 20
 // Config configures the HTTP layer.
 type Config struct {
 	Registry *registry.Registry
-	// Tokens authenticates bearer tokens; nil means an open server (anonymous is admin).
+	// Tokens authenticates bearer tokens; nil means an open server: every
+	// client is anonymous and, without Rules, allowed everything.
 	Tokens auth.Tokens
 	// Rules authorizes requests; nil allows every authenticated user.
 	Rules *auth.Rules
@@ -39,10 +40,11 @@ type Config struct {
 	BookmarkInterval time.Duration
 	// MaxWatchTimeout caps a watch without timeoutSeconds (0 = 30 minutes).
 	MaxWatchTimeout time.Duration
-	// MaxRequestsInFlight bounds concurrent short requests (0 = no bound);
-	// past it a request gets 429 TooManyRequests with Retry-After, as
-	// kube-apiserver's --max-requests-inflight does. Watches and
-	// system:masters are exempt, as there.
+	// MaxRequestsInFlight bounds concurrent short requests, and separately
+	// concurrent watch initialisations (0 = no bound); past it a request
+	// gets 429 TooManyRequests with Retry-After, as kube-apiserver's
+	// --max-requests-inflight does. Only system:masters and health probes
+	// are exempt (flowcontrol.go).
 	MaxRequestsInFlight int
 	Faults              faults.Set
 	// Logf logs server-side events (nil = log.Printf).
@@ -51,9 +53,9 @@ type Config struct {
 
 // Handler serves the Kubernetes API.
 type Handler struct {
-	cfg      Config
-	reg      *registry.Registry
-	inFlight chan struct{} // nil: unbounded
+	cfg  Config
+	reg  *registry.Registry
+	flow *flowControl // nil: unbounded
 }
 
 // New builds the handler.
@@ -67,27 +69,7 @@ func New(cfg Config) *Handler {
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
 	}
-	h := &Handler{cfg: cfg, reg: cfg.Registry}
-	if cfg.MaxRequestsInFlight > 0 {
-		h.inFlight = make(chan struct{}, cfg.MaxRequestsInFlight)
-	}
-	return h
-}
-
-// admit takes an in-flight slot for a short request; false means the server
-// is at its limit and has answered 429. release must be called when admitted.
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request, u auth.User) (release func(), ok bool) {
-	q := r.URL.Query().Get("watch")
-	if h.inFlight == nil || q == "1" || q == "true" || u.IsAdmin() {
-		return func() {}, true
-	}
-	select {
-	case h.inFlight <- struct{}{}:
-		return func() { <-h.inFlight }, true
-	default:
-		writeStatus(w, r, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
-		return nil, false
-	}
+	return &Handler{cfg: cfg, reg: cfg.Registry, flow: newFlowControl(cfg.MaxRequestsInFlight)}
 }
 
 type ctxKey int
@@ -115,30 +97,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, errUnauthorized())
 		return
 	}
-	release, admitted := h.admit(w, r, user)
+	r, release, admitted := h.flow.admit(w, r, user)
 	if !admitted {
 		return
 	}
 	defer release()
 	r = r.WithContext(context.WithValue(r.Context(), userKey, user))
 	p := r.URL.Path
+	if !isResourcePath(p) && !isAdminPath(p) {
+		if err := h.authorizePath(r, user); err != nil {
+			writeStatus(w, r, err)
+			return
+		}
+	}
 	switch {
 	case p == "/livez" || p == "/readyz" || p == "/healthz" || strings.HasPrefix(p, "/livez/") || strings.HasPrefix(p, "/readyz/") || strings.HasPrefix(p, "/healthz/"):
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = io.WriteString(w, "ok")
 	case p == "/version" || p == "/version/":
-		writeObject(w, r, 200, versionInfo())
-	case p == "/apiconform/admin" || strings.HasPrefix(p, "/apiconform/admin/"):
+		writeIndented(w, 200, versionInfo())
+	case isAdminPath(p):
 		h.serveAdmin(w, r)
 	case p == "/openapi/v2" || strings.HasPrefix(p, "/openapi/"):
 		h.serveOpenAPI(w, r)
 	case p == "/api" || p == "/api/" || p == "/apis" || p == "/apis/":
 		h.serveDiscoveryRoot(w, r)
+	case isReviewPath(p):
+		h.serveSelfSubject(w, r)
 	case strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/"):
 		h.serveAPI(w, r)
 	case p == "/":
-		writeObject(w, r, 200, map[string]any{"paths": []string{"/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v2", "/openapi/v3", "/readyz", "/version"}})
+		writeIndented(w, 200, map[string]any{"paths": []string{"/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v2", "/openapi/v3", "/readyz", "/version"}})
 	default:
 		writeStatus(w, r, errNotFoundResource())
 	}
@@ -146,7 +136,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) authenticate(r *http.Request) (auth.User, bool) {
 	if h.cfg.Tokens == nil {
-		return auth.User{Name: "admin", Groups: []string{"system:masters", "system:authenticated"}}, true
+		return auth.Anonymous, true
 	}
 	a := r.Header.Get("Authorization")
 	if tok, ok := strings.CutPrefix(a, "Bearer "); ok {
@@ -159,20 +149,54 @@ func (h *Handler) authenticate(r *http.Request) (auth.User, bool) {
 	return auth.Anonymous, true
 }
 
-// authorize answers 403 in kube-apiserver's words when the user may not act.
+// openServer: no token file and no rules, so everything is allowed.
+func (h *Handler) openServer() bool { return h.cfg.Tokens == nil && h.cfg.Rules == nil }
+
+// authorize answers 403 in kube-apiserver's words when the user may not
+// act. A dry run is authorized exactly as the real request.
 func (h *Handler) authorize(r *http.Request, verb string, ri *requestInfo) error {
 	u := userOf(r.Context())
 	res := ri.resource
 	if ri.group != "" {
 		res += "." + ri.group
 	}
-	if u.Name == auth.Anonymous.Name && h.cfg.Tokens != nil && h.cfg.Rules == nil {
-		return h.forbidden(u, verb, ri)
-	}
-	if h.cfg.Rules.Allows(u, verb, res) {
+	a := auth.Attributes{Verb: verb, Resource: res, Subresource: ri.subresource, Namespace: ri.namespace, Name: ri.name}
+	if h.openServer() || h.cfg.Rules.Allows(u, a) {
 		return nil
 	}
 	return h.forbidden(u, verb, ri)
+}
+
+// authorizePath authorizes a non-resource request (discovery, OpenAPI,
+// health, version) with kube-apiserver's 403 for paths.
+func (h *Handler) authorizePath(r *http.Request, u auth.User) error {
+	verb := strings.ToLower(r.Method)
+	if h.openServer() || h.cfg.Rules.Allows(u, auth.Attributes{Verb: verb, Path: r.URL.Path}) {
+		return nil
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
+		Message: fmt.Sprintf("forbidden: User %q cannot %s path %q", u.Name, verb, r.URL.Path),
+		Details: &metav1.StatusDetails{},
+	}}
+}
+
+// isResourcePath: /api/v1/<resource>... and /apis/<group>/<version>/<resource>...;
+// the shorter /api and /apis paths are discovery, a non-resource request.
+func isResourcePath(p string) bool {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	switch parts[0] {
+	case "api":
+		return len(parts) >= 3
+	case "apis":
+		return len(parts) >= 4
+	}
+	return false
+}
+
+func isAdminPath(p string) bool {
+	return p == "/apiconform/admin" || strings.HasPrefix(p, "/apiconform/admin/")
 }
 
 func (h *Handler) forbidden(u auth.User, verb string, ri *requestInfo) error {
@@ -193,14 +217,16 @@ func (h *Handler) forbidden(u auth.User, verb string, ri *requestInfo) error {
 	return se
 }
 
-// serveAdmin: GET /apiconform/admin and POST /apiconform/admin/compact.
+// serveAdmin: GET /apiconform/admin, POST /apiconform/admin/compact and
+// POST /apiconform/admin/revision-wait.
 func (h *Handler) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	if !h.cfg.AdminEndpoints {
 		writeStatus(w, r, errNotFoundResource())
 		return
 	}
+	// An open server serves them to everyone; otherwise only to system:masters.
 	u := userOf(r.Context())
-	if !u.IsAdmin() {
+	if h.cfg.Tokens != nil && !u.IsAdmin() {
 		writeStatus(w, r, apierrors.NewForbidden(schema.GroupResource{Group: "", Resource: ""}, "", fmt.Errorf("user %q may not use the admin endpoints", u.Name)))
 		return
 	}
@@ -210,7 +236,7 @@ func (h *Handler) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			writeStatus(w, r, errMethodNotAllowed())
 			return
 		}
-		writeObject(w, r, 200, map[string]any{"endpoints": []string{"compact"}})
+		writeObject(w, r, 200, map[string]any{"endpoints": []string{"compact", "revision-wait"}})
 	case "/apiconform/admin/compact":
 		if r.Method != http.MethodPost {
 			writeStatus(w, r, errMethodNotAllowed())
@@ -223,6 +249,8 @@ func (h *Handler) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeObject(w, r, 200, map[string]any{"compactedRevision": rev})
+	case "/apiconform/admin/revision-wait":
+		h.serveRevisionWait(w, r)
 	default:
 		writeStatus(w, r, errNotFoundResource())
 	}

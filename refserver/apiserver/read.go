@@ -20,6 +20,14 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, ri *requestInfo, f
 	if serr != nil {
 		return serr
 	}
+	if ri.subresource != "scale" && encodedOK(r, f) {
+		b, err := h.reg.GetEncoded(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, plan, "object-json", compactObject)
+		if err != nil {
+			return err
+		}
+		writeEncoded(w, 200, b)
+		return nil
+	}
 	obj, err := h.reg.Get(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, plan)
 	if err != nil {
 		return err
@@ -88,6 +96,14 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	if serr != nil {
 		return serr
 	}
+	if encodedOK(r, f) {
+		el, err := h.reg.ListEncoded(r.Context(), ri.kind, ri.version, ri.namespace, plan, sel, bareItems(ri.kind))
+		if err != nil {
+			return err
+		}
+		writeEncodedList(w, 200, ri.kind.ListKind, ri.kind.APIVersion(ri.version), listMeta(ri, &el.ListResult), el.Raw)
+		return nil
+	}
 	res, err := h.reg.List(r.Context(), ri.kind, ri.version, ri.namespace, plan, sel)
 	if err != nil {
 		return err
@@ -104,23 +120,13 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 }
 
 func (h *Handler) listObject(ri *requestInfo, res *registry.ListResult) map[string]any {
-	lm := map[string]any{"resourceVersion": strconv.FormatInt(res.ResourceVersion, 10)}
-	custom := ri.kind.Typed == nil && ri.kind.TypedFor == nil && ri.kind.Group != "apiextensions.k8s.io"
-	if res.Continue != "" || custom {
-		lm["continue"] = res.Continue // custom resource lists always carry it, as kube-apiserver's do
-	}
-	if res.RemainingItemCount != nil {
-		lm["remainingItemCount"] = *res.RemainingItemCount
-	}
 	items := make([]any, 0, len(res.Items))
 	for _, it := range res.Items {
-		// kube-apiserver leaves kind and apiVersion off items of built-in
-		// kinds; custom resources keep them.
-		if ri.kind.Typed != nil || ri.kind.TypedFor != nil || ri.kind.Group == "apiextensions.k8s.io" {
+		if bareItems(ri.kind) {
 			delete(it, "kind")
 			delete(it, "apiVersion")
 		}
 		items = append(items, it)
 	}
-	return map[string]any{"kind": ri.kind.ListKind, "apiVersion": ri.kind.APIVersion(ri.version), "metadata": lm, "items": items}
+	return map[string]any{"kind": ri.kind.ListKind, "apiVersion": ri.kind.APIVersion(ri.version), "metadata": listMeta(ri, res), "items": items}
 }

@@ -91,6 +91,9 @@ func deepCopy(obj Object) Object {
 	if obj == nil {
 		return nil
 	}
+	if c, ok := copyJSON(obj); ok {
+		return c.(map[string]any)
+	}
 	b, _ := json.Marshal(obj)
 	var out Object
 	_ = json.Unmarshal(b, &out)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/apiconform/apiconform/refserver/faults"
 	"github.com/apiconform/apiconform/refserver/rvplan"
@@ -17,12 +19,23 @@ func (r *Registry) waitFor(ctx context.Context, rev int64) error {
 	if r.store.CurrentRevision() >= rev {
 		return nil
 	}
-	wctx, cancel := context.WithTimeout(ctx, r.wait)
+	r.mu.RLock()
+	wait := r.wait
+	r.mu.RUnlock()
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := r.store.WaitForRevision(wctx, rev); err != nil {
 		return rvplan.TooLargeResourceVersion(rev, r.store.CurrentRevision())
 	}
 	return nil
+}
+
+// SetRevisionWait changes how long a read waits for a future resourceVersion
+// before the 504 (the admin hook lets a harness shorten kube-apiserver's 3s).
+func (r *Registry) SetRevisionWait(d time.Duration) {
+	r.mu.Lock()
+	r.wait = d
+	r.mu.Unlock()
 }
 
 // Get reads one object as the plan says.
@@ -39,6 +52,28 @@ func (r *Registry) Get(ctx context.Context, k *Kind, version, ns, name string, p
 	return r.decode(k, version, kv, 0)
 }
 
+// GetEncoded reads one object as Get does and returns render's bytes for it,
+// kept per revision like list items: form names render's output (one form,
+// one rendering) and must not collide with "item" or "bare".
+func (r *Registry) GetEncoded(ctx context.Context, k *Kind, version, ns, name string, plan rvplan.Plan, form string, render func(Object) ([]byte, error)) ([]byte, error) {
+	if plan.Mode == rvplan.NotOlderThan {
+		if err := r.waitFor(ctx, plan.Revision); err != nil {
+			return nil, err
+		}
+	}
+	kv, err := r.store.Get(ctx, keyOf(k, ns, name), 0)
+	if err != nil {
+		return nil, r.storeErr(k, name, err)
+	}
+	return r.items.get(itemKey{kind: k, version: version, key: kv.Key, revision: kv.ModRevision, form: form}, func() ([]byte, error) {
+		obj, err := r.decode(k, version, kv, 0)
+		if err != nil {
+			return nil, err
+		}
+		return render(obj)
+	})
+}
+
 // ListResult is a page of a collection.
 type ListResult struct {
 	Items              []Object
@@ -49,16 +84,58 @@ type ListResult struct {
 
 // List reads a collection (ns "" = all namespaces for namespaced kinds).
 func (r *Registry) List(ctx context.Context, k *Kind, version, ns string, plan rvplan.Plan, sel Selector) (*ListResult, error) {
+	res, out, err := r.list(ctx, k, version, ns, plan, sel)
+	if err != nil {
+		return nil, err
+	}
+	out.Items = make([]Object, 0, len(res.Items))
+	for _, kv := range res.Items {
+		obj, err := r.decode(k, version, kv, 0)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, obj)
+	}
+	return out, nil
+}
+
+// EncodedList is a page of a collection with its items as JSON.
+type EncodedList struct {
+	ListResult // Items is empty
+	Raw        [][]byte
+}
+
+// ListEncoded reads a collection as List does, with each item as the JSON
+// json.Marshal gives List's item (without kind and apiVersion when bare),
+// encoded once per revision and kept (itemcache.go).
+func (r *Registry) ListEncoded(ctx context.Context, k *Kind, version, ns string, plan rvplan.Plan, sel Selector, bare bool) (*EncodedList, error) {
+	res, out, err := r.list(ctx, k, version, ns, plan, sel)
+	if err != nil {
+		return nil, err
+	}
+	el := &EncodedList{ListResult: *out, Raw: make([][]byte, 0, len(res.Items))}
+	for _, kv := range res.Items {
+		b, err := r.encodeItem(k, version, kv, bare)
+		if err != nil {
+			return nil, err
+		}
+		el.Raw = append(el.Raw, b)
+	}
+	return el, nil
+}
+
+// list reads the stored page the plan names and its list metadata.
+func (r *Registry) list(ctx context.Context, k *Kind, version, ns string, plan rvplan.Plan, sel Selector) (storage.ListResult, *ListResult, error) {
 	prefix := prefixOf(k, ns)
 	opts := storage.ListOptions{Prefix: prefix, Limit: plan.Limit}
 	switch plan.Mode {
 	case rvplan.NotOlderThan:
 		if err := r.waitFor(ctx, plan.Revision); err != nil {
-			return nil, err
+			return storage.ListResult{}, nil, err
 		}
 	case rvplan.Exact:
 		if err := r.waitFor(ctx, plan.Revision); err != nil {
-			return nil, err
+			return storage.ListResult{}, nil, err
 		}
 		if !r.faults.Has(faults.IgnoreRVMatchExact) {
 			opts.Revision = plan.Revision
@@ -71,6 +148,9 @@ func (r *Registry) List(ctx context.Context, k *Kind, version, ns string, plan r
 	}
 	if !sel.Empty() {
 		opts.Filter = func(kv storage.KeyValue) bool {
+			if m, ok := labelsOnly(k, version, sel, kv); ok {
+				return m
+			}
 			obj, err := r.decode(k, version, kv, 0)
 			return err == nil && sel.Matches(k, obj)
 		}
@@ -88,21 +168,14 @@ func (r *Registry) List(ctx context.Context, k *Kind, version, ns string, plan r
 		if errors.Is(err, storage.ErrCompacted) && plan.Mode == rvplan.Continue {
 			se := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
 			se.ErrStatus.ListMeta.Continue = rvplan.EncodeContinue(rvplan.InconsistentRevision, plan.StartKey)
-			return nil, se
+			return storage.ListResult{}, nil, se
 		}
 		if errors.Is(err, storage.ErrFutureRevision) {
-			return nil, rvplan.TooLargeResourceVersion(opts.Revision, r.store.CurrentRevision())
+			return storage.ListResult{}, nil, rvplan.TooLargeResourceVersion(opts.Revision, r.store.CurrentRevision())
 		}
-		return nil, r.storeErr(k, "", err)
+		return storage.ListResult{}, nil, r.storeErr(k, "", err)
 	}
-	out := &ListResult{ResourceVersion: res.Revision, Items: make([]Object, 0, len(res.Items))}
-	for _, kv := range res.Items {
-		obj, err := r.decode(k, version, kv, 0)
-		if err != nil {
-			return nil, err
-		}
-		out.Items = append(out.Items, obj)
-	}
+	out := &ListResult{ResourceVersion: res.Revision}
 	if res.More && len(res.Items) > 0 {
 		last := res.Items[len(res.Items)-1].Key
 		out.Continue = rvplan.EncodeContinue(res.Revision, strings.TrimPrefix(last, prefix)+"\x00")
@@ -114,5 +187,24 @@ func (r *Registry) List(ctx context.Context, k *Kind, version, ns string, plan r
 			out.RemainingItemCount = &n
 		}
 	}
-	return out, nil
+	return res, out, nil
+}
+
+// labelsOnly matches a label selector reading only the stored labels, when
+// that is what decoding the whole object would see: no field selector, and
+// the stored version is the one asked for (no conversion or pruning). ok is
+// false when the caller must decode.
+func labelsOnly(k *Kind, version string, sel Selector, kv storage.KeyValue) (match, ok bool) {
+	if (sel.Fields != nil && !sel.Fields.Empty()) || version != k.StorageVersion() {
+		return false, false
+	}
+	var stored struct {
+		Metadata struct {
+			Labels map[string]any `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(kv.Value, &stored); err != nil {
+		return false, false
+	}
+	return sel.Matches(k, Object{"metadata": map[string]any{"labels": stored.Metadata.Labels}}), true
 }

@@ -30,6 +30,7 @@ type Registry struct {
 	faults faults.Set
 
 	events *eventCache // watch-event objects shared between watchers
+	items  *itemCache  // list items and get answers encoded once per revision (itemcache.go)
 
 	mu    sync.RWMutex
 	kinds map[string]*Kind // key: group/resource
@@ -42,7 +43,7 @@ type Registry struct {
 // New builds a registry serving no kind yet.
 func New(cfg Config) *Registry {
 	r := &Registry{store: cfg.Store, clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, kinds: map[string]*Kind{},
-		events: newEventCache()}
+		events: newEventCache(), items: newItemCache(itemCacheBudget)}
 	if r.clock == nil {
 		r.clock = time.Now
 	}

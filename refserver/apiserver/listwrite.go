@@ -1,0 +1,87 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/apiconform/apiconform/refserver/registry"
+)
+
+// Lists and gets in compact JSON are written from bytes the registry encoded
+// once per revision (registry.ListEncoded, GetEncoded) instead of decoding
+// and re-encoding every stored object per request. The bytes are those
+// writeObject gives the object the other path builds; other media types
+// take that path.
+
+// encodedOK says whether r's answer can be written from pre-encoded bytes:
+// compact JSON, and no protobuf in Accept (writeObject may pick it for the
+// list object itself).
+func encodedOK(r *http.Request, f format) bool {
+	if f != formatJSON || strings.Contains(r.Header.Get("Accept"), "protobuf") {
+		return false
+	}
+	ct, pretty, ok := responseType(r, nil)
+	return ok && ct == "application/json" && !pretty
+}
+
+// bareItems: kube-apiserver leaves kind and apiVersion off the items of
+// built-in kinds; custom resources keep them.
+func bareItems(k *registry.Kind) bool {
+	return k.Typed != nil || k.TypedFor != nil || k.Group == "apiextensions.k8s.io"
+}
+
+// listMeta is a list's metadata.
+func listMeta(ri *requestInfo, res *registry.ListResult) map[string]any {
+	lm := map[string]any{"resourceVersion": strconv.FormatInt(res.ResourceVersion, 10)}
+	if res.Continue != "" || !bareItems(ri.kind) {
+		lm["continue"] = res.Continue // custom resource lists always carry it, as kube-apiserver's do
+	}
+	if res.RemainingItemCount != nil {
+		lm["remainingItemCount"] = *res.RemainingItemCount
+	}
+	return lm
+}
+
+// writeEncodedList writes a list of pre-encoded items in the field order
+// marshalOrdered gives the list object: kind, apiVersion, metadata, items.
+func writeEncodedList(w http.ResponseWriter, code int, kind, apiVersion string, meta map[string]any, items [][]byte) {
+	n := 64
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	var buf bytes.Buffer
+	buf.Grow(n + 256)
+	field := func(name string, v any) {
+		b, _ := json.Marshal(v)
+		buf.WriteString(`"` + name + `":`)
+		buf.Write(b)
+		buf.WriteByte(',')
+	}
+	buf.WriteByte('{')
+	field("kind", kind)
+	field("apiVersion", apiVersion)
+	field("metadata", meta)
+	buf.WriteString(`"items":[`)
+	for i, it := range items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(it)
+	}
+	buf.WriteString("]}\n")
+	writeEncoded(w, code, buf.Bytes())
+}
+
+// compactObject is the compact JSON writeObject gives a single object.
+func compactObject(obj registry.Object) ([]byte, error) { return marshalOrdered(obj, false) }
+
+// writeEncoded writes compact JSON with writeObject's headers.
+func writeEncoded(w http.ResponseWriter, code int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
