@@ -198,12 +198,7 @@ func (h *Handler) writeAggregated(w http.ResponseWriter, r *http.Request, ct str
 		writeStatus(w, r, err)
 		return
 	}
-	etag := `"` + docHash(j) + `"`
-	w.Header().Set("Etag", etag)
-	w.Header().Set("Vary", "Accept")
-	w.Header().Set("Cache-Control", "no-cache, private")
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
+	if notModified(w, r, j) {
 		return
 	}
 	body := append(j, '\n')

@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/apiconform/apiconform/refserver/apiserver/openapidata"
 	"io"
 	"net/http"
 	"sort"
@@ -25,22 +26,7 @@ import (
 //go:embed openapi_data.json.gz
 var openapiDataGz []byte
 
-// openapiData mirrors openapigen.Data.
-type openapiData struct {
-	V2 struct {
-		Paths       map[string]any `json:"paths"`
-		Definitions map[string]any `json:"definitions"`
-		Parameters  map[string]any `json:"parameters"`
-	} `json:"v2"`
-	V3  map[string]map[string]any `json:"v3"`
-	CRD struct {
-		V2           map[string]map[string]any `json:"v2"`
-		V3           map[string]map[string]any `json:"v3"`
-		V3Components map[string]any            `json:"v3Components"`
-	} `json:"crd"`
-}
-
-var loadOpenAPIData = sync.OnceValue(func() *openapiData {
+var loadOpenAPIData = sync.OnceValue(func() *openapidata.Data {
 	zr, err := gzip.NewReader(bytes.NewReader(openapiDataGz))
 	if err != nil {
 		panic(err)
@@ -49,7 +35,7 @@ var loadOpenAPIData = sync.OnceValue(func() *openapiData {
 	if err != nil {
 		panic(err)
 	}
-	var d openapiData
+	var d openapidata.Data
 	if err := json.Unmarshal(b, &d); err != nil {
 		panic(err)
 	}
@@ -266,15 +252,25 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// writeDoc writes an OpenAPI document with its ETag, answering 304 to a
-// matching If-None-Match as kube-apiserver does.
-func writeDoc(w http.ResponseWriter, r *http.Request, ct string, b []byte) {
-	etag := `"` + docHash(b) + `"`
+// notModified sets the ETag, Vary and Cache-Control headers of a document
+// (OpenAPI, aggregated discovery) and answers 304 when the client's
+// If-None-Match already names it.
+func notModified(w http.ResponseWriter, r *http.Request, doc []byte) bool {
+	etag := `"` + docHash(doc) + `"`
 	w.Header().Set("Etag", etag)
 	w.Header().Set("Vary", "Accept")
 	w.Header().Set("Cache-Control", "no-cache, private")
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	return false
+}
+
+// writeDoc writes an OpenAPI document with its ETag, answering 304 to a
+// matching If-None-Match as kube-apiserver does.
+func writeDoc(w http.ResponseWriter, r *http.Request, ct string, b []byte) {
+	if notModified(w, r, b) {
 		return
 	}
 	w.Header().Set("Content-Type", ct)

@@ -40,30 +40,35 @@ func (r *Registry) SetRevisionWait(d time.Duration) {
 
 // Get reads one object as the plan says.
 func (r *Registry) Get(ctx context.Context, k *Kind, version, ns, name string, plan rvplan.Plan) (Object, error) {
+	kv, err := r.getStored(ctx, k, ns, name, plan)
+	if err != nil {
+		return nil, err
+	}
+	return r.decode(k, version, kv, 0)
+}
+
+// getStored reads one object's stored record as the plan says (waiting for
+// a NotOlderThan revision first).
+func (r *Registry) getStored(ctx context.Context, k *Kind, ns, name string, plan rvplan.Plan) (storage.KeyValue, error) {
 	if plan.Mode == rvplan.NotOlderThan {
 		if err := r.waitFor(ctx, plan.Revision); err != nil {
-			return nil, err
+			return storage.KeyValue{}, err
 		}
 	}
 	kv, err := r.store.Get(ctx, keyOf(k, ns, name), 0)
 	if err != nil {
-		return nil, r.storeErr(k, name, err)
+		return storage.KeyValue{}, r.storeErr(k, name, err)
 	}
-	return r.decode(k, version, kv, 0)
+	return kv, nil
 }
 
 // GetEncoded reads one object as Get does and returns render's bytes for it,
 // kept per revision like list items: form names render's output (one form,
 // one rendering) and must not collide with "item" or "bare".
 func (r *Registry) GetEncoded(ctx context.Context, k *Kind, version, ns, name string, plan rvplan.Plan, form string, render func(Object) ([]byte, error)) ([]byte, error) {
-	if plan.Mode == rvplan.NotOlderThan {
-		if err := r.waitFor(ctx, plan.Revision); err != nil {
-			return nil, err
-		}
-	}
-	kv, err := r.store.Get(ctx, keyOf(k, ns, name), 0)
+	kv, err := r.getStored(ctx, k, ns, name, plan)
 	if err != nil {
-		return nil, r.storeErr(k, name, err)
+		return nil, err
 	}
 	return r.items.get(itemKey{kind: k, version: version, key: kv.Key, revision: kv.ModRevision, form: form}, func() ([]byte, error) {
 		obj, err := r.decode(k, version, kv, 0)

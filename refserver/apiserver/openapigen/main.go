@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/apiconform/apiconform/refserver/apiserver/openapidata"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,23 +51,6 @@ var samples = map[string]sample{
 		{"CkindList", "{{LISTKIND}}"}, {"Ckind", "{{KIND}}"}, {"cplurals", "{{PLURAL}}"}, {"csingular", "{{SINGULAR}}"}}},
 }
 
-// Data is the generated file's shape (the apiserver package reads the same).
-type Data struct {
-	V2 struct {
-		Paths       map[string]any `json:"paths"`
-		Definitions map[string]any `json:"definitions"`
-		Parameters  map[string]any `json:"parameters"`
-	} `json:"v2"`
-	// V3 holds each built-in group-version's document, trimmed.
-	V3 map[string]map[string]any `json:"v3"`
-	// CRD holds the path templates per scope, and the v3 schemas they use.
-	CRD struct {
-		V2           map[string]map[string]any `json:"v2"`
-		V3           map[string]map[string]any `json:"v3"`
-		V3Components map[string]any            `json:"v3Components"`
-	} `json:"crd"`
-}
-
 func main() {
 	testdata := flag.String("testdata", "../shared/testdata/openapi", "kube's release OpenAPI documents")
 	capture := flag.String("capture", "", "directory written by capture.sh")
@@ -79,7 +63,7 @@ func main() {
 }
 
 func run(testdata, capture, out string) error {
-	var d Data
+	var d openapidata.Data
 	swagger, err := load(filepath.Join(testdata, "k8s-v1.36.3-swagger.json"))
 	if err != nil {
 		return err
