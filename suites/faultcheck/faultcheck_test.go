@@ -45,13 +45,13 @@ var mustFail = map[string][]string{
 	// Continued pages show changes made after the first page, and a token
 	// of a compacted revision no longer answers 410.
 	faults.ContinueIgnoresSnapshot: {"PAGE-CONSISTENT-SNAPSHOT", "PAGE-CONTINUE-EXPIRED-410", "RV-SEM-CONTINUE-EXACT",
-		"RV-LIST-UNSET-CONTINUE-NORV", "RV-LIST-UNSET-CONTINUE-RV0"},
+		"RV-LIST-UNSET-CONTINUE-NORV", "RV-LIST-UNSET-CONTINUE-RV0", "CLIENT-PAGER-410-FALLBACK"},
 
 	// Streaming lists: the capability is claimed, so a broken protocol fails
 	// instead of skipping (capability rules in framework/configure.go).
-	faults.WatchListEndsWithError:   {"WATCH-SEND-INITIAL-EVENTS"},
-	faults.WatchListNoEndAnnotation: {"WATCH-SEND-INITIAL-EVENTS"},
-	faults.WatchListStaleBookmarkRV: {"WATCH-SEND-INITIAL-EVENTS"},
+	faults.WatchListEndsWithError:   {"WATCH-SEND-INITIAL-EVENTS", "CLIENT-INFORMER-WATCHLIST"},
+	faults.WatchListNoEndAnnotation: {"WATCH-SEND-INITIAL-EVENTS", "CLIENT-INFORMER-WATCHLIST"},
+	faults.WatchListStaleBookmarkRV: {"WATCH-SEND-INITIAL-EVENTS", "CLIENT-INFORMER-WATCHLIST"},
 	// An older server: the capability is absent (wantCaps), and the
 	// parameters it should refuse are accepted.
 	faults.IgnoreSendInitialEvents:      {"WATCH-SEND-INITIAL-EVENTS-REQUIRES-NOTOLDERTHAN", "WATCH-MATCH-REQUIRES-SEND-INITIAL-EVENTS"},
@@ -79,8 +79,8 @@ var mustFail = map[string][]string{
 	faults.FieldValidationStrictIgnored: {"FV-STRICT-CREATE", "FV-STRICT-UPDATE", "FV-STRICT-PATCH"},
 	faults.FieldValidationDefaultStrict: {"FV-WARN-DEFAULT"},
 	faults.FieldValidationIgnoreWarns:   {"FV-IGNORE"},
-	faults.ApplyAlwaysForces:            {"APPLY-CONFLICT"},
-	faults.ApplyForceIgnored:            {"APPLY-FORCE"},
+	faults.ApplyAlwaysForces:            {"APPLY-CONFLICT", "CLIENT-DYNAMIC-SSA"},
+	faults.ApplyForceIgnored:            {"APPLY-FORCE", "CLIENT-DYNAMIC-SSA"},
 	faults.ApplyFieldManagerDefaulted:   {"APPLY-FIELD-MANAGER-REQUIRED"},
 	faults.JSONPatchTestIgnored:         {"CONV-PATCH-JSON-TEST-FAILS"},
 	faults.StrategicMergeAsMerge: {"RES-SMP-DELETE-BY-KEY", "RES-SMP-DELETE-FROM-PRIMITIVE-LIST", "RES-SMP-MERGE-PRIMITIVE-LIST",
