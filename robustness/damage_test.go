@@ -1,19 +1,11 @@
 package robustness
 
 import (
-	"context"
 	"testing"
-	"time"
 )
 
 func TestDamagedDataFile(t *testing.T) {
-	requireSuite(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	bin, err := Binary(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, bin := suiteBinary(t)
 	f, err := Damage(ctx, bin, t.TempDir(), DamageCases)
 	if err != nil {
 		t.Fatal(err)
