@@ -61,6 +61,14 @@ const (
 	ApplyFieldManagerDefaulted   = "apply-field-manager-defaulted"
 	JSONPatchTestIgnored         = "json-patch-test-ignored"
 	StrategicMergeAsMerge        = "strategic-merge-as-merge"
+	LabelSelectorIgnoredOnList   = "label-selector-ignored-on-list"
+	FieldSelectorIgnoredOnList   = "field-selector-ignored-on-list"
+	TableIgnoresIncludeObject    = "table-ignores-include-object"
+	YAMLAnswersJSON              = "yaml-answers-json"
+	ProtobufAnswersJSON          = "protobuf-answers-json"
+	RVMatchUnchecked             = "rv-match-unchecked"
+	WatchTrueIsList              = "watch-true-is-list"
+	AllNamespacesListsDefault    = "all-namespaces-lists-default"
 )
 
 // Seams a fault can live at.
@@ -113,6 +121,14 @@ var known = map[string]fault{
 	ApplyFieldManagerDefaulted:   {SeamHTTP, "server-side apply without fieldManager is accepted"},
 	JSONPatchTestIgnored:         {SeamHTTP, "JSON patch test operations are skipped"},
 	StrategicMergeAsMerge:        {SeamHTTP, "strategic merge patches are applied as JSON merge patches (lists replaced, no directives)"},
+	LabelSelectorIgnoredOnList:   {SeamHTTP, "lists ignore labelSelector (an unparsable one too)"},
+	FieldSelectorIgnoredOnList:   {SeamHTTP, "lists ignore fieldSelector (an unsupported one too)"},
+	TableIgnoresIncludeObject:    {SeamHTTP, "Tables ignore includeObject (rows always carry object metadata)"},
+	YAMLAnswersJSON:              {SeamHTTP, "Accept application/yaml is answered in JSON"},
+	ProtobufAnswersJSON:          {SeamHTTP, "Accept application/vnd.kubernetes.protobuf is answered in JSON"},
+	RVMatchUnchecked:             {SeamHTTP, "a resourceVersionMatch value other than Exact or NotOlderThan is ignored instead of refused"},
+	WatchTrueIsList:              {SeamHTTP, "watch=true (rather than watch=1) is served as a list"},
+	AllNamespacesListsDefault:    {SeamHTTP, "configmaps listed without a namespace come from namespace default only"},
 }
 
 // Set is a set of switched-on faults. The nil Set has none.

@@ -38,6 +38,7 @@ type middleware struct {
 type call struct {
 	watch, list, collection bool
 	resource, name, sub     string
+	allNamespaces           bool // a namespaced-style collection URL without a namespace
 	q                       url.Values
 }
 
@@ -69,6 +70,7 @@ func classify(r *http.Request) (call, bool) {
 		c.sub = segs[2]
 	}
 	c.collection = c.name == ""
+	c.allNamespaces = c.collection && !strings.Contains(r.URL.Path, "/namespaces/") && segs[0] != "namespaces"
 	c.watch = r.Method == http.MethodGet && (c.q.Get("watch") == "1" || c.q.Get("watch") == "true")
 	c.list = r.Method == http.MethodGet && c.collection && !c.watch
 	return c, true
@@ -105,6 +107,10 @@ func (m *middleware) has(f string) bool { return m.set.Has(f) }
 func (m *middleware) rewriteRequest(r *http.Request, c *call) *http.Request {
 	q := c.q
 	ct := r.Header.Get("Content-Type")
+	if c.watch && m.has(WatchTrueIsList) && q.Get("watch") == "true" {
+		q.Del("watch")
+		c.watch, c.list = false, true
+	}
 	if c.watch {
 		if m.has(IgnoreSendInitialEvents) {
 			q.Del("sendInitialEvents")
@@ -126,6 +132,32 @@ func (m *middleware) rewriteRequest(r *http.Request, c *call) *http.Request {
 			if n, err := strconv.ParseInt(q.Get("resourceVersion"), 10, 64); err == nil && n > 1 {
 				q.Set("resourceVersion", strconv.FormatInt(n-1, 10))
 			}
+		}
+	}
+	if c.list {
+		if m.has(LabelSelectorIgnoredOnList) {
+			q.Del("labelSelector")
+		}
+		if m.has(FieldSelectorIgnoredOnList) {
+			q.Del("fieldSelector")
+		}
+		if m.has(TableIgnoresIncludeObject) {
+			q.Del("includeObject")
+		}
+		if m.has(RVMatchUnchecked) && q.Get("resourceVersionMatch") != "Exact" && q.Get("resourceVersionMatch") != "NotOlderThan" {
+			q.Del("resourceVersionMatch")
+		}
+		if m.has(AllNamespacesListsDefault) && c.allNamespaces && c.resource == "configmaps" {
+			r.URL.Path = strings.Replace(r.URL.Path, "/v1/", "/v1/namespaces/default/", 1)
+		}
+	}
+	if r.Method == http.MethodGet {
+		accept := r.Header.Get("Accept")
+		if m.has(YAMLAnswersJSON) && strings.Contains(accept, "application/yaml") {
+			r.Header.Set("Accept", "application/json")
+		}
+		if m.has(ProtobufAnswersJSON) && strings.Contains(accept, "application/vnd.kubernetes.protobuf") && !c.watch {
+			r.Header.Set("Accept", "application/json")
 		}
 	}
 	if m.has(LabelNotEqualRequiresKey) && q.Get("labelSelector") != "" {
