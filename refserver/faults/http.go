@@ -87,17 +87,21 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r = m.rewriteRequest(r, &c)
+	r = m.rewriteResourcesRequest(r, &c)
+	r = m.rewriteClientsRequest(r, &c)
 	if c.watch {
 		m.serveWatch(w, r, c)
 		return
 	}
-	if !m.rewritesResponse(r, c) {
+	if !m.rewritesResponse(r, c) && !m.resourcesRewriteResponse(r, c) && !m.clientsRewriteResponse(r, c) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
 	rec := newRecorder()
 	m.next.ServeHTTP(rec, r)
 	m.after(r, c, rec)
+	m.afterResources(r, c, rec)
+	m.afterClients(r, c, rec)
 	rec.copyTo(w)
 }
 
