@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apiconform/apiconform/spec/catalog"
+	"github.com/apiconform/apiconform/spec/coverage"
 )
 
 // plainText drops the document's Markdown (code spans, _emphasis_, escaped
@@ -17,10 +18,17 @@ func plainText(s string) string {
 // emphasis is _text_ between word boundaries (not snake_case identifiers).
 var emphasis = regexp.MustCompile(`(^|[\s,(])_([^_\s][^_]*?)_($|[\s,.)])`)
 
-// FromCatalog is the real catalogue: every requirement, its area order and
-// the documented resourceVersion tables.
+// FromCatalog is the real catalogue: every requirement, its area order,
+// the documented resourceVersion tables and the documents' coverage map.
 func FromCatalog() Catalogue {
 	cat := Catalogue{Requirements: catalog.All(), Areas: catalog.Areas()}
+	// A map at odds with the catalogue (its own test fails) still draws
+	// every section it could judge; the report says it is incomplete.
+	m, err := coverage.Build()
+	cat.Coverage = m
+	if err != nil {
+		cat.CoverageProblem = "the coverage map and the catalogue disagree, so a section may miss requirements (`apiconform spec --coverage` lists why)"
+	}
 	for _, t := range catalog.Tables() {
 		cat.Tables = append(cat.Tables, DocTableFrom(t))
 	}

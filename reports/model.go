@@ -13,6 +13,7 @@ import (
 
 	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/spec/catalog"
+	"github.com/apiconform/apiconform/spec/coverage"
 )
 
 // MatrixSchema names the JSON form of a Report.
@@ -24,6 +25,11 @@ type Catalogue struct {
 	Requirements []catalog.Requirement
 	Areas        []string // display order; areas not listed follow in first-seen order
 	Tables       []DocTable
+	// Coverage is the documentation coverage map (spec/coverage); without
+	// sections the report has no coverage section.
+	Coverage coverage.Map
+	// CoverageProblem is set when the map and the catalogue disagree.
+	CoverageProblem string
 }
 
 // DocTable is one documented table (e.g. resourceVersion semantics for list).
@@ -86,8 +92,11 @@ type Column struct {
 	// Incomplete is set when the run stopped early; renderers put its
 	// Headline first.
 	Incomplete *result.Incomplete `json:"incomplete,omitempty"`
-	Must       Tally              `json:"must"` // MUST requirements
-	All        Tally              `json:"all"`  // every requirement
+	// Coverage is the documentation coverage map with this column's
+	// outcomes (also the result's coverage field); nil without a map.
+	Coverage *result.Coverage `json:"coverage,omitempty"`
+	Must     Tally            `json:"must"` // MUST requirements
+	All      Tally            `json:"all"`  // every requirement
 }
 
 // Tally counts requirement verdicts.
@@ -296,6 +305,10 @@ func Build(cat Catalogue, results ...result.Result) *Report {
 		}
 	}
 	rep.Tables = markTables(cat.Tables, verdicts, n)
+	for c := range rep.Columns {
+		rep.Columns[c].Coverage = joinCoverage(cat, rows, c)
+		rep.Results[c].Coverage = rep.Columns[c].Coverage
+	}
 	rep.Changes = compare(rep.Areas, rep.Columns)
 	for c, r := range rep.Results {
 		for _, s := range r.Specs {

@@ -33,10 +33,13 @@ var DefaultAmplify = AmplifyConfig{Objects: 1000, ValueBytes: 10 << 10, Watches:
 	NoMatch: 100, NoMatchFor: 200 * time.Millisecond, Settle: 3 * time.Second, Concurrency: 8}
 
 // AmplifyFigures are the server process's figures: idle (the namespace
-// filled), at the end of the first scenario's Settle, and after the second's.
+// filled and Settle later, before any watch), Settle after the last client
+// of the first scenario left (its HWM is the peak since idle), and Settle
+// after the second's. The test never forces a collection in the server
+// before these figures.
 type AmplifyFigures struct {
 	Idle, Settled, NoMatchSettled Stats
-	// Collected is Settled after a forced collection that returns freed
+	// Collected is taken last, after a forced collection that returns freed
 	// memory to the OS: what the server still holds, not what the Go
 	// runtime has yet to give back.
 	Collected            Stats
@@ -47,8 +50,9 @@ type AmplifyFigures struct {
 
 func (f AmplifyFigures) String() string {
 	mb := func(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
-	return fmt.Sprintf("RSS idle %s, peak %s, %v after the clients left %s (%+.0f%%), after a forced collection %s (%+.0f%%); heap in use idle %s, after %s; goroutines idle %d, after %d; server CPU after the clients left %v; no-match selector watches: CPU after %v, goroutines %d; watch responses %v",
+	return fmt.Sprintf("RSS idle %s, peak %s, %v after the clients left %s (%+.0f%%), after the no-match watches %s (%+.0f%%), at the end after a forced collection %s (%+.0f%%); heap in use idle %s, after %s; goroutines idle %d, after %d; server CPU after the clients left %v; no-match selector watches: CPU after %v, goroutines %d; watch responses %v",
 		mb(f.Idle.RSS), mb(f.Settled.HWM), 3*time.Second, mb(f.Settled.RSS), pct(f.Settled.RSS, f.Idle.RSS),
+		mb(f.NoMatchSettled.RSS), pct(f.NoMatchSettled.RSS, f.Idle.RSS),
 		mb(f.Collected.RSS), pct(f.Collected.RSS, f.Idle.RSS), mb(int64(f.Idle.HeapInuse)), mb(int64(f.Settled.HeapInuse)),
 		f.Idle.Goroutines, f.Settled.Goroutines, f.CPUAfterLeave.Round(time.Millisecond),
 		f.NoMatchCPUAfterLeave.Round(time.Millisecond), f.NoMatchSettled.Goroutines, f.WatchStatus)
@@ -70,8 +74,10 @@ func Amplify(ctx context.Context, ns string, cfg AmplifyConfig) (AmplifyFigures,
 		return f, err
 	}
 	c.CloseIdleConnections()
-	time.Sleep(time.Second) // let the server settle after the writes
-	if f.Idle, err = srv.ask("gc"); err != nil {
+	// Idle: the writes settled, no collection forced; the peak from here
+	// on is the watches'.
+	time.Sleep(cfg.Settle)
+	if f.Idle, err = srv.ask("resetpeak"); err != nil {
 		return f, err
 	}
 
@@ -91,9 +97,6 @@ func Amplify(ctx context.Context, ns string, cfg AmplifyConfig) (AmplifyFigures,
 		return f, err
 	}
 	f.CPUAfterLeave = f.Settled.CPU - left.CPU
-	if f.Collected, err = srv.ask("gc"); err != nil {
-		return f, err
-	}
 
 	sel := url.QueryEscape("apiconform-robustness=none")
 	watchAll(ctx, base+"/api/v1/namespaces/"+ns+"/configmaps?watch=1&labelSelector="+sel, cfg.NoMatch, cfg.NoMatchFor, func(int) {})
@@ -105,7 +108,8 @@ func Amplify(ctx context.Context, ns string, cfg AmplifyConfig) (AmplifyFigures,
 		return f, err
 	}
 	f.NoMatchCPUAfterLeave = f.NoMatchSettled.CPU - left.CPU
-	return f, nil
+	f.Collected, err = srv.ask("gc")
+	return f, err
 }
 
 // watchAll starts n watches at once, each cancelled by its client after d,

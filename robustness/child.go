@@ -49,14 +49,20 @@ func RunChildIfAsked() {
 	fmt.Println(srv.URL())
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
+		var st Stats
 		switch in.Text() {
 		case "stats":
+			st = ownStats()
 		case "gc": // collect, and return freed memory to the OS now
 			debug.FreeOSMemory()
+			st = ownStats()
+		case "resetpeak": // the figures, then start the peak (VmHWM) afresh
+			st = ownStats()
+			_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 		default:
 			continue
 		}
-		b, _ := json.Marshal(ownStats())
+		b, _ := json.Marshal(st)
 		fmt.Println(string(b))
 	}
 	cancel()
@@ -109,7 +115,8 @@ func startChild(ctx context.Context) (*child, error) {
 
 func (c *child) stats() (Stats, error) { return c.ask("stats") }
 
-// ask sends one command ("stats", or "gc" to collect first) and reads the figures.
+// ask sends one command and reads the figures: "stats"; "gc" collects and
+// returns freed memory to the OS first; "resetpeak" restarts the peak after.
 func (c *child) ask(cmd string) (Stats, error) {
 	var s Stats
 	if _, err := io.WriteString(c.in, cmd+"\n"); err != nil {

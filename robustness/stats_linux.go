@@ -8,11 +8,19 @@ import (
 	"time"
 )
 
-// rss reads the process's resident set now and at its peak (Linux).
+// rss reads this process's resident set now and at its peak (Linux).
 func rss() (now, peak int64) {
-	b, err := os.ReadFile("/proc/self/status")
+	m := procMem("self")
+	return m.RSS, m.HWM
+}
+
+// procMem reads a process's memory figures from /proc/PID/status; pid
+// "self" is this process.
+func procMem(pid string) Mem {
+	var m Mem
+	b, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
-		return 0, 0
+		return m
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		k, v, ok := strings.Cut(line, ":")
@@ -22,12 +30,34 @@ func rss() (now, peak int64) {
 		n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 		switch k {
 		case "VmRSS":
-			now = n << 10
+			m.RSS = n << 10
 		case "VmHWM":
-			peak = n << 10
+			m.HWM = n << 10
+		case "RssAnon":
+			m.Anon = n << 10
+		case "RssFile":
+			m.File = n << 10
 		}
 	}
-	return now, peak
+	return m
+}
+
+// procCPU reads a process's user + system CPU time from /proc/PID/stat
+// (in clock ticks of 10 ms).
+func procCPU(pid string) time.Duration {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces; the fields after it don't.
+	_, rest, _ := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 func cpuTime() time.Duration {

@@ -11,8 +11,9 @@ import (
 
 // coverageOutput is the JSON shape of `apiconform spec --coverage --format json`.
 type coverageOutput struct {
-	Totals   map[coverage.Status]int `json:"totals"`
-	Sections []coverage.Section      `json:"sections"`
+	Totals    map[coverage.Status]int `json:"totals"`
+	Documents []coverage.Document     `json:"documents"`
+	Sections  []coverage.Section      `json:"sections"`
 }
 
 var coverageOrder = []coverage.Status{coverage.Covered, coverage.Static, coverage.Untestable, coverage.Gap}
@@ -26,7 +27,7 @@ func runCoverage(w io.Writer, format string) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(coverageOutput{Totals: m.Totals(), Sections: m.Sections})
+		return enc.Encode(coverageOutput{Totals: m.Totals(), Documents: m.Documents, Sections: m.Sections})
 	case "md":
 		writeCoverageMarkdown(w, m)
 		return nil
@@ -46,16 +47,17 @@ func coverageSummary(m coverage.Map) string {
 
 func writeCoverageMarkdown(w io.Writer, m coverage.Map) {
 	fmt.Fprintf(w, "# Coverage of the documents\n\n%s\n", coverageSummary(m))
+	titles := map[string]string{}
+	for _, d := range m.Documents {
+		titles[d.Doc] = d.Title
+	}
 	doc := ""
 	for _, s := range m.Sections {
 		if s.Doc != doc {
 			doc = s.Doc
-			fmt.Fprintf(w, "\n## %s\n\n| Section | Status | Requirements, rules or reason |\n|---|---|---|\n", doc)
+			fmt.Fprintf(w, "\n## %s — %s\n\n| Section | Status | Requirements, rules or reason |\n|---|---|---|\n", doc, mdCell(titles[doc]))
 		}
-		title := s.Title
-		if s.Parent != "" {
-			title = s.Parent + " › " + s.Title
-		}
+		title := s.Heading()
 		var answer string
 		switch s.Status {
 		case coverage.Covered:

@@ -117,7 +117,7 @@ error — the reports are written and say INCOMPLETE first.`,
 	f.DurationVar(&o.timeout, "timeout", o.timeout, "deadline of the whole run")
 	f.DurationVar(&o.requestTimeout, "request-timeout", o.requestTimeout, "deadline of each request")
 	f.DurationVar(&o.watchTimeout, "watch-timeout", o.watchTimeout, "upper bound of each watch stream")
-	f.DurationVar(&o.compactionWait, "compaction-wait", o.compactionWait, "how long a spec waits for a target without a compaction hook to drop history (410 specs) before skipping")
+	f.DurationVar(&o.compactionWait, "compaction-wait", o.compactionWait, "how long a target without a compaction hook may take to drop the history the 410 specs wrote (counted from when it was written) before they skip")
 	f.StringVar(&o.workerResult, "worker-result", "", "")
 	_ = f.MarkHidden("worker-result")
 	return cmd
@@ -264,6 +264,9 @@ func runInProcess(ctx context.Context, o *runOptions, cfg runner.Config, target 
 	}
 	report, err := runner.Run(ctx, cfg)
 	progress.finish()
+	if err == nil && !cfg.DryRun {
+		framework.DropUnusedHistory() // histories written early for specs that never ran
+	}
 	if err != nil {
 		return result.Result{}, err
 	}
@@ -382,7 +385,7 @@ func writeReportFiles(dir string, formats []string, res result.Result, rep *repo
 		path := filepath.Join(dir, fileFormats[name].file)
 		var err error
 		if name == "json" {
-			err = result.WriteFile(path, res)
+			err = result.WriteFile(path, rep.Results[0]) // res with its coverage map (reports.Build)
 		} else {
 			err = writeRendered(path, fileFormats[name].format, rep)
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/apiconform/apiconform/refserver/registry"
 )
@@ -52,7 +53,8 @@ func writeEncodedList(w http.ResponseWriter, code int, kind, apiVersion string, 
 	for _, it := range items {
 		n += len(it) + 1
 	}
-	var buf bytes.Buffer
+	buf := listBuffers.Get().(*bytes.Buffer)
+	defer putListBuffer(buf)
 	buf.Grow(n + 256)
 	field := func(name string, v any) {
 		b, _ := json.Marshal(v)
@@ -73,6 +75,22 @@ func writeEncodedList(w http.ResponseWriter, code int, kind, apiVersion string, 
 	}
 	buf.WriteString("]}\n")
 	writeEncoded(w, code, buf.Bytes())
+}
+
+// listBuffers recycles the buffers lists are written from: a page of a large
+// collection is a large buffer, and allocating (and clearing) one per page
+// was most of what serving a page cost.
+var listBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledList keeps the pool from holding on to the buffers of huge lists.
+const maxPooledList = 4 << 20
+
+func putListBuffer(b *bytes.Buffer) {
+	if b.Cap() > maxPooledList {
+		return
+	}
+	b.Reset()
+	listBuffers.Put(b)
 }
 
 // compactObject is the compact JSON writeObject gives a single object.

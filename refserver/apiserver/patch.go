@@ -106,7 +106,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	}
 	var warnings []string
 	out, err := h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
-		curJSON, _ := json.Marshal(cur)
+		curJSON, _ := registry.MarshalJSON(cur)
 		next, err := applyPatchBytes(mt, curJSON, body, ri.kind.StrategicMerge)
 		if err != nil {
 			return nil, err
@@ -188,7 +188,7 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		if err != nil {
 			return nil, err
 		}
-		b, _ := json.Marshal(merged)
+		b, _ := registry.MarshalJSON(merged)
 		obj, _, err := decoder(ri).Decode(b, fieldcheck.JSON, fieldcheck.Ignore)
 		if err != nil {
 			return nil, err

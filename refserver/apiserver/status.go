@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apiconform/apiconform/refserver/registry"
 )
 
 // statusOf turns any error into the Status kube-apiserver would send.
@@ -157,6 +159,9 @@ func responseType(r *http.Request, v any) (ct string, pretty bool, ok bool) {
 // of kube-apiserver's encoder.
 func marshalOrdered(v any, pretty bool) ([]byte, error) {
 	m, ok := v.(map[string]any)
+	if ok && !pretty {
+		return appendOrdered(make([]byte, 0, 1024), m)
+	}
 	if !ok {
 		if pretty {
 			return json.MarshalIndent(v, "", "  ")
@@ -220,4 +225,44 @@ func marshalOrdered(v any, pretty bool) ([]byte, error) {
 		buf.WriteString("}\n")
 	}
 	return buf.Bytes(), nil
+}
+
+// appendOrdered is marshalOrdered's compact form of a map, written with
+// registry.AppendJSON (json.Marshal's bytes without its reflection).
+func appendOrdered(b []byte, m map[string]any) ([]byte, error) {
+	b = append(b, '{')
+	first := true
+	var err error
+	field := func(k string, v any) {
+		if err != nil {
+			return
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		if b, err = registry.AppendJSON(b, k); err == nil {
+			b = append(b, ':')
+			b, err = registry.AppendJSON(b, v)
+		}
+	}
+	for _, k := range []string{"kind", "apiVersion", "metadata"} {
+		if v, ok := m[k]; ok {
+			field(k, v)
+		}
+	}
+	rest := make([]string, 0, len(m))
+	for k := range m {
+		if k != "kind" && k != "apiVersion" && k != "metadata" {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		field(k, m[k])
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}', '\n'), nil
 }

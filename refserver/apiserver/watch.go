@@ -2,7 +2,7 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -14,10 +14,28 @@ import (
 	"github.com/apiconform/apiconform/refserver/rvplan"
 )
 
+// errNoProtobufFrame: the object has no protobuf form (the stream ends).
+var errNoProtobufFrame = errors.New("no protobuf form")
+
 // watchEvent is one document of a watch stream.
 type watchEvent struct {
 	Type   string `json:"type"`
 	Object any    `json:"object"`
+}
+
+// appendWatchEvent appends ev as a JSON watch stream writes it: the bytes
+// json.Encoder gives it (json.Marshal's and a newline).
+func appendWatchEvent(b []byte, ev watchEvent) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b, err := registry.AppendJSON(b, ev.Type)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"object":`...)
+	if b, err = registry.AppendJSON(b, ev.Object); err != nil {
+		return nil, err
+	}
+	return append(b, '}', '\n'), nil
 }
 
 func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo, f format) error {
@@ -57,17 +75,27 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 			flusher.Flush()
 		}
 	}
-	enc := json.NewEncoder(w)
-	write := func(ev watchEvent) bool {
+	// render gives an event's bytes on the wire; an event of the registry's
+	// is rendered once for all the watchers that get it (EncodedEvent).
+	form := "watch-json"
+	if f == formatProtobuf {
+		form = "watch-protobuf"
+	}
+	render := func(ev watchEvent) ([]byte, error) {
 		if f == formatProtobuf {
 			frame, ok := protobufWatchFrame(ev.Type, ev.Object)
 			if !ok {
-				return false
+				return nil, errNoProtobufFrame
 			}
-			if _, err := w.Write(frame); err != nil {
-				return false
-			}
-		} else if err := enc.Encode(ev); err != nil {
+			return frame, nil
+		}
+		return appendWatchEvent(make([]byte, 0, 512), ev)
+	}
+	writeFrame := func(b []byte, err error) bool {
+		if err != nil {
+			return false
+		}
+		if _, err := w.Write(b); err != nil {
 			return false
 		}
 		if flusher != nil {
@@ -75,6 +103,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		}
 		return true
 	}
+	write := func(ev watchEvent) bool { return writeFrame(render(ev)) }
 	wt, err := h.reg.Watch(ctx, ri.kind, ri.version, ri.namespace, plan, sel)
 	if err != nil {
 		if registry.IsExpired(err) {
@@ -119,17 +148,21 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 			if ev.Revision > lastRev {
 				lastRev = ev.Revision
 			}
-			var obj any = ev.Object
+			var sent bool
 			switch {
 			case ev.Type == registry.Bookmark:
 				if !req.AllowWatchBookmarks && !ev.InitialEventsEnd {
 					continue
 				}
-				obj = bookmark(ev.Revision, ev.InitialEventsEnd)
+				sent = write(watchEvent{Type: ev.Type, Object: bookmark(ev.Revision, ev.InitialEventsEnd)})
 			case f == formatTable:
-				obj = toTable(ri.kind, []registry.Object{ev.Object}, "", "", r.URL.Query().Get("includeObject"))
+				sent = write(watchEvent{Type: ev.Type, Object: toTable(ri.kind, []registry.Object{ev.Object}, "", "", r.URL.Query().Get("includeObject"))})
+			default:
+				sent = writeFrame(h.reg.EncodedEvent(ri.kind, ri.version, ev, form, func(ev registry.WatchEvent) ([]byte, error) {
+					return render(watchEvent{Type: ev.Type, Object: ev.Object})
+				}))
 			}
-			if !write(watchEvent{Type: ev.Type, Object: obj}) {
+			if !sent {
 				return nil
 			}
 		case <-ticker:

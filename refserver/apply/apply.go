@@ -32,6 +32,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math"
+	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -198,10 +200,14 @@ func asStatus(err error) error {
 }
 
 // object copies a JSON-shaped map into an Unstructured of the Manager's kind,
-// with integral numbers as int64 as structured-merge-diff expects.
+// with integral numbers as int64 as structured-merge-diff expects: what
+// encoding it as JSON and decoding that with integers preserved gives
+// (jsonCopy, or that round trip itself for what jsonCopy does not take).
 func (m *Manager) object(obj map[string]any) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
-	if obj != nil {
+	if c, ok := jsonCopy(obj).(map[string]any); ok {
+		u.Object = c
+	} else if obj != nil {
 		b, err := json.Marshal(obj)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("apply: object: %v", err))
@@ -268,4 +274,78 @@ func ValidatePatchOptions(opts metav1.PatchOptions, patchType types.PatchType) e
 		return nil
 	}
 	return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs)
+}
+
+// jsonCopy deep-copies v as encoding it to JSON and decoding that with
+// sigsjson.UnmarshalCaseSensitivePreserveInts would, without the bytes:
+// integral numbers become int64, others float64, nil maps and slices become
+// nil. It returns nil for a value whose round trip it cannot vouch for
+// (other types, strings that are not UTF-8, integral floats from 2^53 on,
+// whose shortest decimal form may not be their exact value): the caller
+// takes the round trip then.
+func jsonCopy(v any) any {
+	out, ok := jsonCopyValue(v)
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// maxExactFloat is 2^53: below it an integral float64 prints as its exact integer.
+const maxExactFloat = 1 << 53
+
+func jsonCopyValue(v any) (any, bool) {
+	switch t := v.(type) {
+	case nil, bool:
+		return t, true
+	case string:
+		return t, utf8.ValidString(t)
+	case map[string]any:
+		if t == nil {
+			return nil, true
+		}
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			if !utf8.ValidString(k) {
+				return nil, false
+			}
+			c, ok := jsonCopyValue(e)
+			if !ok {
+				return nil, false
+			}
+			out[k] = c
+		}
+		return out, true
+	case []any:
+		if t == nil {
+			return nil, true
+		}
+		out := make([]any, len(t))
+		for i, e := range t {
+			c, ok := jsonCopyValue(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = c
+		}
+		return out, true
+	case int64:
+		return t, true
+	case int:
+		return int64(t), true
+	case int32:
+		return int64(t), true
+	case float64:
+		switch {
+		case math.IsNaN(t) || math.IsInf(t, 0):
+			return nil, false // the round trip reports the error
+		case t == math.Trunc(t):
+			if math.Abs(t) >= maxExactFloat {
+				return nil, false
+			}
+			return int64(t), true
+		}
+		return t, true
+	}
+	return nil, false
 }

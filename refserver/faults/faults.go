@@ -69,6 +69,7 @@ const (
 	RVMatchUnchecked             = "rv-match-unchecked"
 	WatchTrueIsList              = "watch-true-is-list"
 	AllNamespacesListsDefault    = "all-namespaces-lists-default"
+	ListIgnoresSendInitialEvents = "list-ignores-send-initial-events"
 )
 
 // Seams a fault can live at.
@@ -81,8 +82,8 @@ const (
 type fault struct{ seam, what string }
 
 // known is every fault; the areas with many keep theirs in their own file
-// (resources.go, clients.go).
-var known = union(coreFaults, resourceFaults, clientFaults)
+// (resources.go, clients.go, reads.go, writes.go, streams.go).
+var known = union(coreFaults, resourceFaults, clientFaults, readFaults, writeFaults, streamFaults)
 
 func union(sets ...map[string]fault) map[string]fault {
 	out := map[string]fault{}
@@ -146,6 +147,7 @@ var coreFaults = map[string]fault{
 	RVMatchUnchecked:             {SeamHTTP, "a resourceVersionMatch value other than Exact or NotOlderThan is ignored instead of refused"},
 	WatchTrueIsList:              {SeamHTTP, "watch=true (rather than watch=1) is served as a list"},
 	AllNamespacesListsDefault:    {SeamHTTP, "configmaps listed without a namespace come from namespace default only"},
+	ListIgnoresSendInitialEvents: {SeamHTTP, "lists ignore sendInitialEvents instead of refusing it (it is for watches only)"},
 }
 
 // Set is a set of switched-on faults. The nil Set has none.

@@ -81,6 +81,9 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.serveVersion(w, r)
 		return
 	}
+	if m.serveClients(w, r) || m.serveResources(w, r) {
+		return
+	}
 	c, ok := classify(r)
 	if !ok {
 		m.next.ServeHTTP(w, r)
@@ -89,11 +92,15 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = m.rewriteRequest(r, &c)
 	r = m.rewriteResourcesRequest(r, &c)
 	r = m.rewriteClientsRequest(r, &c)
+	r = m.rewriteReadsRequest(r, &c)
+	r = m.rewriteWritesRequest(r, &c)
+	r = m.rewriteStreamsRequest(r, &c)
 	if c.watch {
-		m.serveWatch(w, r, c)
+		m.clientsWatch(w, r, c) // serveWatch, through clients.go's stream faults
 		return
 	}
-	if !m.rewritesResponse(r, c) && !m.resourcesRewriteResponse(r, c) && !m.clientsRewriteResponse(r, c) {
+	if !m.rewritesResponse(r, c) && !m.resourcesRewriteResponse(r, c) && !m.clientsRewriteResponse(r, c) &&
+		!m.readsRewriteResponse(r, c) && !m.writesRewriteResponse(r, c) && !m.streamsRewriteResponse(r, c) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
@@ -102,6 +109,9 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.after(r, c, rec)
 	m.afterResources(r, c, rec)
 	m.afterClients(r, c, rec)
+	m.afterReads(r, c, rec)
+	m.afterWrites(r, c, rec)
+	m.afterStreams(r, c, rec)
 	rec.copyTo(w)
 }
 
@@ -144,6 +154,9 @@ func (m *middleware) rewriteRequest(r *http.Request, c *call) *http.Request {
 		}
 		if m.has(FieldSelectorIgnoredOnList) {
 			q.Del("fieldSelector")
+		}
+		if m.has(ListIgnoresSendInitialEvents) {
+			q.Del("sendInitialEvents")
 		}
 		if m.has(TableIgnoresIncludeObject) {
 			q.Del("includeObject")

@@ -73,8 +73,23 @@ func (k *Kind) pruneConverted(obj Object, version string) {
 
 // encode renders obj (named by its apiVersion) in the storage version.
 func encode(k *Kind, obj Object) ([]byte, error) {
-	c := deepCopy(obj)
-	if av := str(c["apiVersion"]); av != "" && av != k.APIVersion(k.StorageVersion()) {
+	var c Object
+	if av := str(obj["apiVersion"]); av == "" || av == k.APIVersion(k.StorageVersion()) {
+		// Nothing to convert: a copy of the top level and the metadata is
+		// enough to leave resourceVersion out without touching obj.
+		c = make(Object, len(obj))
+		for f, v := range obj {
+			c[f] = v
+		}
+		if m, ok := obj["metadata"].(map[string]any); ok {
+			cm := make(map[string]any, len(m))
+			for f, v := range m {
+				cm[f] = v
+			}
+			c["metadata"] = cm
+		}
+	} else {
+		c = deepCopy(obj)
 		if k.Convert != nil {
 			conv, err := k.Convert(c, k.StorageVersion())
 			if err != nil {
@@ -87,5 +102,5 @@ func encode(k *Kind, obj Object) ([]byte, error) {
 	delete(meta(c), "resourceVersion")
 	c["apiVersion"] = k.APIVersion(k.StorageVersion())
 	c["kind"] = k.Kind
-	return json.Marshal(c)
+	return MarshalJSON(c)
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -19,9 +20,11 @@ import (
 const crdGroup = "apiextensions.k8s.io"
 
 // crdKind is the strategy of CustomResourceDefinition; writing one starts
-// (or stops) serving the kind it defines.
+// (or stops) serving the kind it defines. Deleting one marks it deleted
+// with the cleanup finalizer, as kube-apiserver does; its custom resources
+// are then deleted and the finalizer removed (cleanUpCRD).
 func crdKind(r *Registry) *Kind {
-	return &Kind{
+	k := &Kind{
 		Group: crdGroup, Versions: []string{"v1"}, Resource: "customresourcedefinitions", Singular: "customresourcedefinition",
 		Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"}, StatusSubresource: true, TrackGeneration: true,
@@ -62,7 +65,12 @@ func crdKind(r *Registry) *Kind {
 		},
 		OnStart: func(ctx context.Context) error { return r.loadCRDs(ctx) },
 		Columns: []Column{{Name: "Created At", Type: "date", Cell: func(o Object) any { return str(meta(o)["creationTimestamp"]) }}},
+		// A DELETE always marks the CRD first (the cleanup finalizer).
+		GracefulDelete: true,
+		MarkDeleted:    func(obj Object) { r.markCRDDeleted(obj) },
 	}
+	k.OnDeleteMarked = func(obj Object) { r.cleanUpCRD(k, str(meta(obj)["name"])) }
+	return k
 }
 
 func storageVersionOf(spec map[string]any) string {
@@ -155,10 +163,15 @@ func (r *Registry) loadCRDs(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	crdK := r.Lookup(crdGroup, "customresourcedefinitions")
 	for _, kv := range res.Items {
 		var obj Object
 		if err := json.Unmarshal(kv.Value, &obj); err == nil {
 			r.syncCRD(obj, nil)
+			if str(meta(obj)["deletionTimestamp"]) != "" && hasFinalizer(obj, crdCleanupFinalizer) {
+				// Deleted before a restart: finish removing its objects.
+				r.cleanUpCRD(crdK, str(meta(obj)["name"]))
+			}
 		}
 	}
 	return nil
@@ -179,7 +192,11 @@ func (r *Registry) syncCRD(obj, old Object) {
 		return
 	}
 	if str(meta(obj)["deletionTimestamp"]) != "" {
-		return
+		// A terminating CRD keeps serving its kind, unchanged, until it is gone.
+		spec := mapOf(obj["spec"])
+		if r.Lookup(str(spec["group"]), str(mapOf(spec["names"])["plural"])) != nil {
+			return
+		}
 	}
 	k, err := kindFromCRD(obj)
 	if err != nil {
@@ -300,4 +317,146 @@ func jsonPathValue(o Object, path string) any {
 		cur = m[part]
 	}
 	return cur
+}
+
+// Deleting a CustomResourceDefinition, as kube-apiserver v1.36 does it
+// (observed): the DELETE adds the customresourcecleanup.apiextensions.k8s.io
+// finalizer, sets deletionTimestamp and a Terminating condition
+// (InstanceDeletionPending) and answers 200 with that object; the condition
+// then turns to InstanceDeletionInProgress, every custom resource of the
+// kind is deleted (one with finalizers of its own waits for them), and once
+// none is left the finalizer is removed, which removes the CRD and stops
+// serving its kind. Watchers see the same events in the same order.
+//
+// The reference server tries the cleanup at once, inside the DELETE (so a
+// CRD whose objects have no finalizers is gone when the DELETE answers, and
+// its name can be created again), and otherwise keeps trying in the
+// background until the objects' finalizers are gone.
+
+const crdCleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
+
+// The Terminating condition's reasons and messages, in kube-apiserver's words.
+const (
+	crdTerminating             = "Terminating"
+	crdDeletionPending         = "InstanceDeletionPending"
+	crdDeletionPendingMessage  = "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
+	crdDeletionProgress        = "InstanceDeletionInProgress"
+	crdDeletionProgressMessage = "CustomResource deletion is in progress"
+	crdCleanupRetry            = 100 * time.Millisecond
+)
+
+// markCRDDeleted adjusts a CRD a DELETE is about to mark deleted.
+func (r *Registry) markCRDDeleted(obj Object) {
+	m := meta(obj)
+	if !hasFinalizer(obj, crdCleanupFinalizer) {
+		m["finalizers"] = append(sliceOf(m["finalizers"]), crdCleanupFinalizer)
+	}
+	delete(m, "deletionGracePeriodSeconds") // kube-apiserver sets none on a CRD
+	r.setCRDCondition(obj, crdDeletionPending, crdDeletionPendingMessage)
+}
+
+// setCRDCondition sets the Terminating condition (True) with reason and message.
+func (r *Registry) setCRDCondition(obj Object, reason, message string) {
+	st := mapOf(obj["status"])
+	if st == nil {
+		st = map[string]any{}
+		obj["status"] = st
+	}
+	cond := map[string]any{"type": crdTerminating, "status": "True", "reason": reason, "message": message, "lastTransitionTime": r.now()}
+	conds := sliceOf(st["conditions"])
+	for i, c := range conds {
+		if str(mapOf(c)["type"]) == crdTerminating {
+			if str(mapOf(c)["status"]) == "True" {
+				cond["lastTransitionTime"] = mapOf(c)["lastTransitionTime"]
+			}
+			conds[i] = cond
+			st["conditions"] = conds
+			return
+		}
+	}
+	st["conditions"] = append(conds, cond)
+}
+
+// cleanUpCRD removes the custom resources of the terminating CRD name, then
+// its cleanup finalizer: once now, and in the background while objects
+// with finalizers remain.
+func (r *Registry) cleanUpCRD(crdK *Kind, name string) {
+	if r.cleanUpCRDOnce(r.ctx, crdK, name) {
+		return
+	}
+	r.background(func(ctx context.Context) {
+		for ctx.Err() == nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(crdCleanupRetry):
+			}
+			if r.cleanUpCRDOnce(ctx, crdK, name) {
+				return
+			}
+		}
+	})
+}
+
+// cleanUpCRDOnce makes one pass and reports whether the cleanup is over
+// (the finalizer removed, or the CRD no longer terminating or gone).
+func (r *Registry) cleanUpCRDOnce(ctx context.Context, crdK *Kind, name string) bool {
+	var group, plural string
+	c, _, err := r.guaranteedUpdate(ctx, crdK, "v1", "", name, Preconditions{}, false, func(cur Object) (op, Object, error) {
+		spec := mapOf(cur["spec"])
+		group, plural = str(spec["group"]), str(mapOf(spec["names"])["plural"])
+		if str(meta(cur)["deletionTimestamp"]) == "" || !hasFinalizer(cur, crdCleanupFinalizer) {
+			return opNone, cur, nil
+		}
+		obj := deepCopy(cur)
+		r.setCRDCondition(obj, crdDeletionProgress, crdDeletionProgressMessage)
+		if sameJSON(obj["status"], cur["status"]) {
+			return opNone, cur, nil
+		}
+		return opPut, obj, nil
+	})
+	if err != nil || str(meta(c.obj)["deletionTimestamp"]) == "" || !hasFinalizer(c.obj, crdCleanupFinalizer) {
+		return true // gone (or unreadable), not terminating, or already released
+	}
+	if k := r.Lookup(group, plural); k != nil {
+		res, err := r.DeleteCollection(ctx, k, k.StorageVersion(), "", Selector{}, DeleteOptions{})
+		if err != nil {
+			return false // try again
+		}
+		for _, o := range res.Items {
+			if str(meta(o)["deletionTimestamp"]) != "" {
+				return false // marked: its own finalizers hold it
+			}
+		}
+	}
+	// No object left: remove the finalizer; the last one removes the CRD
+	// (and its AfterWrite stops serving the kind).
+	_, _, err = r.guaranteedUpdate(ctx, crdK, "v1", "", name, Preconditions{}, false, func(cur Object) (op, Object, error) {
+		if !hasFinalizer(cur, crdCleanupFinalizer) {
+			return opNone, cur, nil
+		}
+		var rest []any
+		for _, f := range sliceOf(meta(cur)["finalizers"]) {
+			if str(f) != crdCleanupFinalizer {
+				rest = append(rest, f)
+			}
+		}
+		if len(rest) == 0 {
+			return opRemove, cur, nil
+		}
+		obj := deepCopy(cur)
+		meta(obj)["finalizers"] = rest
+		return opPut, obj, nil
+	})
+	return err == nil || ctx.Err() != nil
+}
+
+// hasFinalizer reports whether obj carries finalizer f.
+func hasFinalizer(obj Object, f string) bool {
+	for _, x := range sliceOf(meta(obj)["finalizers"]) {
+		if str(x) == f {
+			return true
+		}
+	}
+	return false
 }

@@ -1,15 +1,23 @@
 package registry
 
-import "sync"
+import (
+	"errors"
+	"reflect"
+	"sync"
+)
+
+// errRenderFailed is what the watchers waiting for a rendering get when it panicked.
+var errRenderFailed = errors.New("rendering the watch event failed")
 
 // eventCache shares the objects decoded from one watch event between all the
-// watchers of a kind and version. Each watcher used to decode the same stored
-// bytes itself, which dominated the cost of fanning one write out to many
-// watchers. Objects handed out are shared, so watch consumers treat them as
-// read-only (they only encode them or read fields).
+// watchers of a kind and version, and the bytes each wire form of the event
+// is rendered to (EncodedEvent). Each watcher used to decode and encode the
+// same stored bytes itself, which dominated the cost of fanning one write out
+// to many watchers. Objects handed out are shared, so watch consumers treat
+// them as read-only (they only encode them or read fields).
 type eventCache struct {
 	mu    sync.Mutex
-	items map[eventKey]Object
+	items map[eventKey]*eventEntry
 	ring  []eventKey // insertion order, for eviction
 	next  int
 }
@@ -23,21 +31,38 @@ type eventKey struct {
 	prev     bool
 }
 
+// eventEntry is one decoded value and its renderings, one per form and event
+// type (a selector makes one write ADDED for some watchers, MODIFIED for others).
+type eventEntry struct {
+	obj       Object
+	encodings map[encodingKey]*encoding
+}
+
+type encodingKey struct{ form, eventType string }
+
+// encoding is one rendering; done closes once b and err are set, so the
+// watchers that want it while it is being rendered wait instead of rendering it too.
+type encoding struct {
+	done chan struct{}
+	b    []byte
+	err  error
+}
+
 // eventCacheSize bounds the cache; watchers read an event within moments of
 // each other, so a few thousand recent values cover every watcher of a burst.
 const eventCacheSize = 4096
 
 func newEventCache() *eventCache {
-	return &eventCache{items: make(map[eventKey]Object, eventCacheSize), ring: make([]eventKey, eventCacheSize)}
+	return &eventCache{items: make(map[eventKey]*eventEntry, eventCacheSize), ring: make([]eventKey, eventCacheSize)}
 }
 
 // get returns the cached object for key, or decodes it with decode and keeps
 // it. A nil result is not cached (the bytes did not decode).
 func (c *eventCache) get(key eventKey, decode func() Object) Object {
 	c.mu.Lock()
-	if obj, ok := c.items[key]; ok {
+	if e, ok := c.items[key]; ok {
 		c.mu.Unlock()
-		return obj
+		return e.obj
 	}
 	c.mu.Unlock()
 	// Decode outside the lock; two watchers may race to decode the same
@@ -49,13 +74,64 @@ func (c *eventCache) get(key eventKey, decode func() Object) Object {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if prior, ok := c.items[key]; ok {
-		return prior
+		return prior.obj
 	}
 	if old := c.ring[c.next]; old.kind != nil {
 		delete(c.items, old)
 	}
 	c.ring[c.next] = key
 	c.next = (c.next + 1) % len(c.ring)
-	c.items[key] = obj
+	c.items[key] = &eventEntry{obj: obj}
 	return obj
+}
+
+// encoded returns render's bytes for the event (type, obj) cached under key,
+// rendering them once per form and type. ok is false when obj is not the
+// cached object (an initial event, a bookmark, an evicted entry): the caller
+// renders it itself. The entry holds obj, so an identical map pointer means
+// the very same object.
+func (c *eventCache) encoded(key eventKey, eventType string, obj Object, form string, render func() ([]byte, error)) (b []byte, ok bool, err error) {
+	if obj == nil {
+		return nil, false, nil
+	}
+	ek := encodingKey{form: form, eventType: eventType}
+	c.mu.Lock()
+	e, found := c.items[key]
+	if !found || reflect.ValueOf(e.obj).UnsafePointer() != reflect.ValueOf(obj).UnsafePointer() {
+		c.mu.Unlock()
+		return nil, false, nil
+	}
+	enc, rendering := e.encodings[ek]
+	if !rendering {
+		if e.encodings == nil {
+			e.encodings = map[encodingKey]*encoding{}
+		}
+		enc = &encoding{done: make(chan struct{})}
+		e.encodings[ek] = enc
+	}
+	c.mu.Unlock()
+	if rendering {
+		<-enc.done
+		return enc.b, true, enc.err
+	}
+	func() {
+		defer close(enc.done) // even if render panics, no watcher waits forever
+		enc.err = errRenderFailed
+		enc.b, enc.err = render()
+	}()
+	return enc.b, true, enc.err
+}
+
+// EncodedEvent returns render's bytes for ev, a watch event of k in version,
+// rendered once for all the watchers that receive the same event in the same
+// form (form names render's output: one form, one rendering). Events no other
+// watcher shares are rendered on each call.
+func (r *Registry) EncodedEvent(k *Kind, version string, ev WatchEvent, form string, render func(WatchEvent) ([]byte, error)) ([]byte, error) {
+	if ev.Type == Added || ev.Type == Modified || ev.Type == Deleted {
+		key := eventKey{kind: k, version: version, revision: ev.Revision}
+		if b, ok, err := r.events.encoded(key, ev.Type, ev.Object, form, func() ([]byte, error) { return render(ev) }); ok {
+			return b, err
+		}
+	}
+	return render(ev)
 }

@@ -55,3 +55,44 @@ func TestEventCacheIsBounded(t *testing.T) {
 		t.Fatal("the newest event should be cached")
 	}
 }
+
+// An event's bytes are rendered once per form and event type for all its
+// watchers; objects the cache does not hold are rendered on every call.
+func TestEncodedEventRendersOncePerForm(t *testing.T) {
+	r := &Registry{events: newEventCache()}
+	k := &Kind{Resource: "configmaps"}
+	obj := r.events.get(eventKey{kind: k, version: "v1", revision: 5}, func() Object { return Object{"n": 1} })
+	renders := 0
+	render := func(ev WatchEvent) ([]byte, error) {
+		renders++
+		return []byte(ev.Type), nil
+	}
+	ev := WatchEvent{Type: Modified, Object: obj, Revision: 5}
+	for i := 0; i < 100; i++ {
+		if b, err := r.EncodedEvent(k, "v1", ev, "json", render); err != nil || string(b) != Modified {
+			t.Fatalf("watcher %d: %q, %v", i, b, err)
+		}
+	}
+	if renders != 1 {
+		t.Fatalf("rendered %d times, want once", renders)
+	}
+	for _, tt := range []struct {
+		name string
+		ev   WatchEvent
+		form string
+	}{
+		{"another form", ev, "protobuf"},
+		{"another type (a selector's ADDED)", WatchEvent{Type: Added, Object: obj, Revision: 5}, "json"},
+		{"an equal object the cache does not hold (an initial event)", WatchEvent{Type: Modified, Object: Object{"n": 1}, Revision: 5}, "json"},
+		{"a revision not cached", WatchEvent{Type: Modified, Object: obj, Revision: 6}, "json"},
+		{"a bookmark", WatchEvent{Type: Bookmark, Revision: 5}, "json"},
+	} {
+		before := renders
+		if b, _ := r.EncodedEvent(k, "v1", tt.ev, tt.form, render); string(b) != tt.ev.Type {
+			t.Errorf("%s: rendered %q", tt.name, b)
+		}
+		if renders != before+1 {
+			t.Errorf("%s: not rendered for itself", tt.name)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"encoding/json"
 	"sync"
 
 	"github.com/apiconform/apiconform/refserver/storage"
@@ -87,6 +86,6 @@ func (r *Registry) encodeItem(k *Kind, version string, kv storage.KeyValue, bare
 			delete(obj, "kind")
 			delete(obj, "apiVersion")
 		}
-		return json.Marshal(obj)
+		return MarshalJSON(obj)
 	})
 }

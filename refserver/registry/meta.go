@@ -129,22 +129,56 @@ func (s Selector) Matches(k *Kind, obj Object) bool {
 		return false
 	}
 	if s.Labels != nil && !s.Labels.Empty() {
-		ls := labels.Set{}
-		if lm, ok := meta(obj)["labels"].(map[string]any); ok {
-			for key, v := range lm {
-				ls[key] = str(v)
-			}
-		}
-		if !s.Labels.Matches(ls) {
+		lm, _ := meta(obj)["labels"].(map[string]any)
+		if !s.Labels.Matches(objectLabels(lm)) {
 			return false
 		}
 	}
 	if s.Fields != nil && !s.Fields.Empty() {
-		if !s.Fields.Matches(FieldSet(k, obj)) {
+		if !s.Fields.Matches(objectFields{k: k, obj: obj}) {
 			return false
 		}
 	}
 	return true
+}
+
+// objectLabels reads an object's labels as the labels.Set of their string
+// values would, without building it (a selector is matched per object and
+// per watcher).
+type objectLabels map[string]any
+
+func (l objectLabels) Has(key string) bool   { _, ok := l[key]; return ok }
+func (l objectLabels) Get(key string) string { return str(l[key]) }
+func (l objectLabels) Lookup(key string) (string, bool) {
+	v, ok := l[key]
+	return str(v), ok
+}
+
+// objectFields reads an object's selectable fields as FieldSet would give
+// them, computing only those a selector asks for.
+type objectFields struct {
+	k   *Kind
+	obj Object
+}
+
+func (f objectFields) Has(field string) bool {
+	if _, ok := f.k.Fields[field]; ok {
+		return true
+	}
+	return field == "metadata.name" || (field == "metadata.namespace" && f.k.Namespaced)
+}
+
+func (f objectFields) Get(field string) string {
+	if fn, ok := f.k.Fields[field]; ok {
+		return fn(f.obj)
+	}
+	switch {
+	case field == "metadata.name":
+		return str(meta(f.obj)["name"])
+	case field == "metadata.namespace" && f.k.Namespaced:
+		return str(meta(f.obj)["namespace"])
+	}
+	return ""
 }
 
 // CheckFieldSelector rejects fields the kind does not support, in kube-apiserver's words.

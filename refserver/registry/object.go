@@ -4,6 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
+	"unicode/utf8"
 )
 
 // Helpers for JSON-shaped objects: a missing or mistyped field reads as its
@@ -64,14 +67,25 @@ func specOf(obj Object) any {
 			out[k] = v
 		}
 	}
-	return normalize(out)
+	return out
 }
 
-// withoutManagedFields compares objects apart from field ownership.
+// withoutManagedFields is obj apart from field ownership (a shallow copy:
+// read it, do not change it).
 func withoutManagedFields(obj Object) any {
-	c := deepCopy(obj)
-	delete(meta(c), "managedFields")
-	return normalize(c)
+	c := make(Object, len(obj))
+	for k, v := range obj {
+		c[k] = v
+	}
+	m, _ := obj["metadata"].(map[string]any)
+	cm := make(map[string]any, len(m)) // a missing metadata reads as empty, as meta gives it
+	for k, v := range m {
+		if k != "managedFields" {
+			cm[k] = v
+		}
+	}
+	c["metadata"] = cm
+	return c
 }
 
 // normalize round-trips through JSON so number types compare equal.
@@ -80,6 +94,113 @@ func normalize(v any) any {
 	var out any
 	_ = json.Unmarshal(b, &out)
 	return out
+}
+
+// sameJSON reports whether a and b are equal once normalized (the same JSON
+// document, whatever Go types hold the numbers), comparing them in place
+// when both are plain JSON-shaped values and through normalize otherwise.
+func sameJSON(a, b any) bool {
+	if plainJSON(a) && plainJSON(b) {
+		return equalPlain(a, b)
+	}
+	return reflect.DeepEqual(normalize(a), normalize(b))
+}
+
+// plainJSON: v encodes to JSON and decodes back to itself up to number
+// types (maps, slices, UTF-8 strings, bools, nil, finite numbers).
+func plainJSON(v any) bool {
+	switch t := v.(type) {
+	case nil, bool, int, int32, int64:
+		return true
+	case string:
+		return utf8.ValidString(t)
+	case float64:
+		return !math.IsNaN(t) && !math.IsInf(t, 0)
+	case map[string]any:
+		for k, e := range t {
+			if !utf8.ValidString(k) || !plainJSON(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range t {
+			if !plainJSON(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// equalPlain compares two plainJSON values as their normalized forms
+// compare: numbers as the float64 they decode to, nil maps and slices as null.
+func equalPlain(a, b any) bool {
+	if isNull(a) || isNull(b) {
+		return isNull(a) && isNull(b)
+	}
+	switch x := a.(type) {
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, e := range x {
+			f, ok := y[k]
+			if !ok || !equalPlain(e, f) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equalPlain(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	fa, aNum := number(a)
+	fb, bNum := number(b)
+	return aNum && bNum && fa == fb
+}
+
+func isNull(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return t == nil
+	case []any:
+		return t == nil
+	}
+	return false
+}
+
+// number is the float64 a number decodes to after encoding.
+func number(v any) (float64, bool) {
+	switch t := v.(type) {
+	case float64:
+		return t, true
+	case int64:
+		return float64(t), true
+	case int:
+		return float64(t), true
+	case int32:
+		return float64(t), true
+	}
+	return 0, false
 }
 
 func equalJSON(a, b any) bool {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	sigsjson "sigs.k8s.io/json"
 
 	"github.com/apiconform/apiconform/refserver/faults"
 	"github.com/apiconform/apiconform/refserver/rvplan"
@@ -153,7 +152,7 @@ func (r *Registry) list(ctx context.Context, k *Kind, version, ns string, plan r
 	}
 	if !sel.Empty() {
 		opts.Filter = func(kv storage.KeyValue) bool {
-			if m, ok := labelsOnly(k, version, sel, kv); ok {
+			if m, ok := r.labelsOnly(k, version, sel, kv); ok {
 				return m
 			}
 			obj, err := r.decode(k, version, kv, 0)
@@ -199,17 +198,13 @@ func (r *Registry) list(ctx context.Context, k *Kind, version, ns string, plan r
 // that is what decoding the whole object would see: no field selector, and
 // the stored version is the one asked for (no conversion or pruning). ok is
 // false when the caller must decode.
-func labelsOnly(k *Kind, version string, sel Selector, kv storage.KeyValue) (match, ok bool) {
+func (r *Registry) labelsOnly(k *Kind, version string, sel Selector, kv storage.KeyValue) (match, ok bool) {
 	if (sel.Fields != nil && !sel.Fields.Empty()) || version != k.StorageVersion() {
 		return false, false
 	}
-	var stored struct {
-		Metadata struct {
-			Labels map[string]any `json:"labels"`
-		} `json:"metadata"`
-	}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(kv.Value, &stored); err != nil {
+	sl := r.labels.get(kv)
+	if !sl.ok {
 		return false, false
 	}
-	return sel.Matches(k, Object{"metadata": map[string]any{"labels": stored.Metadata.Labels}}), true
+	return sel.Labels == nil || sel.Labels.Matches(sl.set), true
 }

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/fields"
@@ -11,7 +13,7 @@ import (
 
 // labelsOnly must select exactly what decoding the whole object selects.
 func TestLabelsOnlyMatchesDecode(t *testing.T) {
-	r := &Registry{}
+	r := &Registry{labels: newLabelCache()}
 	k := configMapKind()
 	values := []string{
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"i":"1","j":"x"}},"data":{"k":"v"}}`,
@@ -24,11 +26,16 @@ func TestLabelsOnlyMatchesDecode(t *testing.T) {
 	}
 	for _, ls := range []string{"i=1", "!i", "i in (1,2)", "i!=1", "j", "i=1,j=x"} {
 		sel := Selector{Labels: mustLabels(t, ls), Fields: fields.Everything()}
-		for _, v := range values {
-			kv := storage.KeyValue{Key: "/configmaps/ns/x", Value: []byte(v), ModRevision: 3}
-			m, ok := labelsOnly(k, "v1", sel, kv)
+		// One key written at successive revisions: the cached labels of one
+		// revision must never answer for another.
+		for i, v := range values {
+			kv := storage.KeyValue{Key: "/configmaps/ns/x", Value: []byte(v), ModRevision: int64(3 + i)}
+			m, ok := r.labelsOnly(k, "v1", sel, kv)
 			if !ok {
 				t.Fatalf("%s on %s: labelsOnly declined", ls, v)
+			}
+			if again, _ := r.labelsOnly(k, "v1", sel, kv); again != m {
+				t.Errorf("%s on %s: labelsOnly %v, then %v from its cache", ls, v, m, again)
 			}
 			obj, err := r.decode(k, "v1", kv, 0)
 			if err != nil {
@@ -40,14 +47,14 @@ func TestLabelsOnlyMatchesDecode(t *testing.T) {
 		}
 	}
 	// A field selector or another version needs the whole object.
-	kv := storage.KeyValue{Key: "k", Value: []byte(values[0])}
-	if _, ok := labelsOnly(k, "v1", Selector{Labels: mustLabels(t, "i=1"), Fields: fields.OneTermEqualSelector("metadata.name", "a")}, kv); ok {
+	kv := storage.KeyValue{Key: "k", Value: []byte(values[0]), ModRevision: 1}
+	if _, ok := r.labelsOnly(k, "v1", Selector{Labels: mustLabels(t, "i=1"), Fields: fields.OneTermEqualSelector("metadata.name", "a")}, kv); ok {
 		t.Error("labelsOnly took a field selector")
 	}
-	if _, ok := labelsOnly(k, "v2", Selector{Labels: mustLabels(t, "i=1")}, kv); ok {
+	if _, ok := r.labelsOnly(k, "v2", Selector{Labels: mustLabels(t, "i=1")}, kv); ok {
 		t.Error("labelsOnly took a converted version")
 	}
-	if _, ok := labelsOnly(k, "v1", Selector{Labels: mustLabels(t, "i=1")}, storage.KeyValue{Value: []byte(`{"metadata":"x"}`)}); ok {
+	if _, ok := r.labelsOnly(k, "v1", Selector{Labels: mustLabels(t, "i=1")}, storage.KeyValue{Key: "k", Value: []byte(`{"metadata":"x"}`), ModRevision: 2}); ok {
 		t.Error("labelsOnly took metadata that is not an object")
 	}
 }
@@ -59,4 +66,48 @@ func mustLabels(t *testing.T, s string) labels.Selector {
 		t.Fatal(err)
 	}
 	return sel
+}
+
+// The label cache keeps at most labelCacheSize entries, dropping the oldest.
+func TestLabelCacheBounded(t *testing.T) {
+	c := newLabelCache()
+	for i := range labelCacheSize + 10 {
+		c.get(storage.KeyValue{Key: "k", Value: []byte(`{"metadata":{"labels":{"a":"b"}}}`), ModRevision: int64(i + 1)})
+	}
+	if n := len(c.items); n != labelCacheSize {
+		t.Fatalf("cache holds %d entries, want %d", n, labelCacheSize)
+	}
+	if _, ok := c.items[labelKey{key: "k", revision: 1}]; ok {
+		t.Error("the oldest entry was kept")
+	}
+	if sl := c.get(storage.KeyValue{Key: "k", Value: []byte(`{"metadata":{"labels":{"a":"b"}}}`), ModRevision: labelCacheSize + 10}); !sl.ok || sl.set["a"] != "b" {
+		t.Errorf("newest entry: %+v", sl)
+	}
+}
+
+// The labels kept at a write are those parsing the stored bytes gives.
+func TestLabelCacheWrittenMatchesStored(t *testing.T) {
+	k := configMapKind()
+	for i, o := range []string{
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"i":"1","j":"x"}}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","labels":{"i":1}}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","labels":"x"}}`,
+	} {
+		var obj Object
+		if err := json.Unmarshal([]byte(o), &obj); err != nil {
+			t.Fatal(err)
+		}
+		val, err := encode(k, obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newLabelCache()
+		c.written(k, "k", int64(i+1), obj)
+		got := c.items[labelKey{key: "k", revision: int64(i + 1)}]
+		want := parseLabels(val)
+		if want.ok && (!got.ok || !reflect.DeepEqual(got.set, want.set)) {
+			t.Errorf("%s: kept %+v, stored bytes give %+v", o, got, want)
+		}
+	}
 }

@@ -31,6 +31,7 @@ type Registry struct {
 
 	events *eventCache // watch-event objects shared between watchers
 	items  *itemCache  // list items and get answers encoded once per revision (itemcache.go)
+	labels *labelCache // stored objects' labels, read once per revision (labelcache.go)
 
 	mu    sync.RWMutex
 	kinds map[string]*Kind // key: group/resource
@@ -43,7 +44,7 @@ type Registry struct {
 // New builds a registry serving no kind yet.
 func New(cfg Config) *Registry {
 	r := &Registry{store: cfg.Store, clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, kinds: map[string]*Kind{},
-		events: newEventCache(), items: newItemCache(itemCacheBudget)}
+		events: newEventCache(), items: newItemCache(itemCacheBudget), labels: newLabelCache()}
 	if r.clock == nil {
 		r.clock = time.Now
 	}

@@ -97,6 +97,7 @@ func (r *Registry) commit(ctx context.Context, k *Kind, c change, dryRun bool) (
 		return rev, nil
 	}
 	meta(c.obj)["resourceVersion"] = formatRev(rev)
+	r.labels.written(k, c.key, rev, c.obj)
 	if k.AfterWrite != nil {
 		k.AfterWrite(c.obj, c.old)
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
@@ -67,17 +69,20 @@ var ErrTooSlow = storage.ErrWatcherTooSlow
 // Watch starts a watch per the plan. A watch from a compacted revision
 // returns a 410 Expired StatusError which the HTTP layer sends as an ERROR event.
 //
-// The initial state (the synthetic ADDED events) is read from the store at
-// once, as shared bytes, but decoded by the watch's goroutine one object at
-// a time as it is sent: a selector is tried on the object's metadata before
-// the object is decoded, each decode waits for one of a few process-wide
-// decoding slots, and all of it stops as soon as ctx ends. Many watches of
-// a large collection that their clients abandon therefore cost little and
-// leave nothing running. Once the initial state is handed over, the
-// context's WithInitDone callback runs (the in-flight limit's watch slot).
+// The initial state (the synthetic ADDED events) is a list of the store
+// shared by every watch that starts at the same revision of the same
+// collection (sharedSnapshot), decoded by the watch's goroutine one object
+// at a time as it is sent: a selector is tried on the object's metadata
+// before the object is decoded, each decode waits for one of a few
+// process-wide decoding slots, and all of it stops as soon as ctx ends.
+// Many watches of a large collection that their clients abandon therefore
+// cost little and leave nothing running, and once such a burst is over the
+// memory it used goes back to the OS (memoryRelease). Once the initial
+// state is handed over, the context's WithInitDone callback runs (the
+// in-flight limit's watch slot).
 func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan rvplan.Plan, sel Selector) (*Watch, error) {
 	prefix := prefixOf(k, ns)
-	var initial []storage.KeyValue
+	var initial *snapshot
 	after := plan.Revision
 	sendInitial := plan.InitialEvents
 	if (plan.Mode == rvplan.Latest || plan.Mode == rvplan.Any) && r.faults.Has(faults.NoSyntheticAdded) {
@@ -88,22 +93,25 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 			return nil, err
 		}
 	}
-	if plan.Mode != rvplan.Exact {
-		res, err := r.store.List(ctx, storage.ListOptions{Prefix: prefix})
+	switch {
+	case plan.Mode == rvplan.Exact:
+		if c := r.store.CompactedRevision(); after < c {
+			return nil, rvplan.WatchTooOld(after, c)
+		}
+	case sendInitial:
+		snap, err := r.sharedSnapshot(ctx, prefix)
 		if err != nil {
 			return nil, r.storeErr(k, "", err)
 		}
-		after = res.Revision
-		if sendInitial {
-			initial = res.Items
-		}
-	} else if c := r.store.CompactedRevision(); after < c {
-		return nil, rvplan.WatchTooOld(after, c)
+		initial, after = snap, snap.revision
+	default:
+		after = r.store.CurrentRevision()
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	sw, err := r.store.Watch(wctx, prefix, after)
 	if err != nil {
 		cancel()
+		initial.release()
 		if errors.Is(err, storage.ErrCompacted) {
 			return nil, rvplan.WatchTooOld(after, r.store.CompactedRevision())
 		}
@@ -127,12 +135,19 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 				return false
 			}
 		}
-		if err := r.sendInitial(wctx, k, version, sel, initial, after, send); err != nil {
-			// A stored object that cannot be read ends the watch with an
-			// ERROR event naming it, never with a silent gap.
-			w.err = err
-			send(errorEvent(err))
-			return
+		if initial != nil {
+			memoryRelease.begin()
+			err := r.sendInitial(wctx, k, version, sel, initial.items, after, send)
+			initial.release()
+			initial = nil
+			memoryRelease.end()
+			if err != nil {
+				// A stored object that cannot be read ends the watch with an
+				// ERROR event naming it, never with a silent gap.
+				w.err = err
+				send(errorEvent(err))
+				return
+			}
 		}
 		if plan.InitialEventsEndBookmark {
 			if !send(WatchEvent{Type: Bookmark, Revision: after, InitialEventsEnd: true}) {
@@ -147,8 +162,14 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 			case ev, ok := <-sw.Events():
 				if !ok {
 					w.err = sw.Err()
-					if errors.Is(w.err, storage.ErrCorrupt) {
+					switch {
+					case errors.Is(w.err, storage.ErrCorrupt):
 						send(errorEvent(r.storeErr(k, "", w.err)))
+					case errors.Is(w.err, storage.ErrCompacted):
+						// The bbolt store compacted history this watch had
+						// yet to replay: a 410, as kube-apiserver sends when
+						// etcd compacts a watch's history.
+						send(errorEvent(rvplan.WatchTooOld(after, r.store.CompactedRevision())))
 					}
 					return
 				}
@@ -160,6 +181,147 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		}
 	}()
 	return w, nil
+}
+
+// snapshot is a collection as stored at one revision, shared read-only by
+// the watches that send it as their initial state.
+type snapshot struct {
+	key      snapshotKey
+	revision int64
+	items    []storage.KeyValue
+	refs     int // watches still sending it; guarded by snapshots.mu
+}
+
+type snapshotKey struct {
+	store    storage.Store // registries of several servers share the process
+	prefix   string
+	revision int64
+}
+
+// snapshots are the shared snapshots in use. Hundreds of watches of one
+// collection started together (clients reconnecting after a restart, or
+// the amplification of issue #18) used to hold a list of it each; now
+// they hold one, and it is dropped when the last of them is done with it.
+var snapshots = struct {
+	mu sync.Mutex
+	m  map[snapshotKey]*snapshot
+}{m: map[snapshotKey]*snapshot{}}
+
+// sharedSnapshot returns the collection under prefix at the current
+// revision, shared with the other watches that asked at that revision.
+// The caller releases it.
+func (r *Registry) sharedSnapshot(ctx context.Context, prefix string) (*snapshot, error) {
+	key := snapshotKey{store: r.store, prefix: prefix, revision: r.store.CurrentRevision()}
+	snapshots.mu.Lock()
+	if s, ok := snapshots.m[key]; ok {
+		s.refs++
+		snapshots.mu.Unlock()
+		return s, nil
+	}
+	snapshots.mu.Unlock()
+	// The bbolt store leaves values in its file: each watch reads them one
+	// at a time as it sends them, instead of the snapshot holding them all.
+	res, err := r.store.List(ctx, storage.ListOptions{Prefix: prefix, SkipFileValues: true})
+	if err != nil {
+		return nil, err
+	}
+	key.revision = res.Revision
+	snapshots.mu.Lock()
+	defer snapshots.mu.Unlock()
+	if s, ok := snapshots.m[key]; ok {
+		s.refs++
+		return s, nil
+	}
+	s := &snapshot{key: key, revision: res.Revision, items: res.Items, refs: 1}
+	snapshots.m[key] = s
+	return s, nil
+}
+
+// release drops one watch's hold on the snapshot; nil is a no-op.
+func (s *snapshot) release() {
+	if s == nil {
+		return
+	}
+	snapshots.mu.Lock()
+	defer snapshots.mu.Unlock()
+	if s.refs--; s.refs == 0 {
+		delete(snapshots.m, s.key)
+	}
+}
+
+// memoryRelease gives memory back to the OS once a burst of watch
+// initialisations is over. Each watch sending its initial state holds a
+// connection, buffers and the object in flight; hundreds at once raise the
+// heap, and the Go runtime keeps the pages until its next collection, which
+// an idle server may not run for two minutes, and then returns them only
+// gradually. So when at least burstWatches initialisations overlapped and
+// the last of them ends, the memory is released a moment later, at most
+// once per releaseInterval (a forced collection costs CPU in proportion to
+// the live heap).
+var memoryRelease = &burstTracker{threshold: burstWatches, quiet: 250 * time.Millisecond,
+	interval: 10 * time.Second, release: releaseMemory}
+
+const burstWatches = 32
+
+// releaseMemory collects twice, so that what the burst left in sync.Pools
+// (HTTP and JSON buffers, dropped only by a second collection) goes too,
+// and returns the free pages to the OS at once.
+func releaseMemory() {
+	runtime.GC()
+	debug.FreeOSMemory()
+}
+
+// burstTracker counts running watch initialisations and schedules release
+// once a burst of at least threshold of them has ended.
+type burstTracker struct {
+	threshold int
+	quiet     time.Duration // after the burst, before releasing
+	interval  time.Duration // the least time between two releases
+	release   func()
+
+	mu     sync.Mutex
+	active int // initialisations running
+	peak   int // most running at once since the last release
+	timer  *time.Timer
+	gen    uint64 // names the scheduled release; begin cancels it by moving on
+	last   time.Time
+}
+
+func (b *burstTracker) begin() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.active++
+	b.peak = max(b.peak, b.active)
+	if b.timer != nil {
+		b.timer.Stop() // the burst goes on
+		b.timer = nil
+		b.gen++
+	}
+}
+
+func (b *burstTracker) end() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.active--
+	if b.active > 0 || b.peak < b.threshold {
+		return
+	}
+	delay := max(b.quiet, time.Until(b.last.Add(b.interval)))
+	gen := b.gen
+	b.timer = time.AfterFunc(delay, func() { b.fire(gen) })
+}
+
+// fire releases memory unless the release named gen was cancelled.
+func (b *burstTracker) fire(gen uint64) {
+	b.mu.Lock()
+	if b.gen != gen || b.timer == nil {
+		b.mu.Unlock()
+		return
+	}
+	b.timer, b.peak, b.last = nil, 0, time.Now()
+	b.gen++
+	b.mu.Unlock()
+	b.release()
 }
 
 // initBatch is how many initial objects a watch decodes per decoding slot:
@@ -184,6 +346,13 @@ func (r *Registry) sendInitial(ctx context.Context, k *Kind, version string, sel
 		for len(items) > 0 && len(batch) < initBatch && ctx.Err() == nil {
 			kv := items[0]
 			items = items[1:]
+			if kv.Value == nil {
+				var err error
+				if kv, err = r.snapshotValue(ctx, k, kv, rev); err != nil {
+					<-initSlots
+					return err
+				}
+			}
 			if !sel.Empty() && !metadataMayMatch(k, sel, kv.Value) {
 				continue
 			}
@@ -209,6 +378,28 @@ func (r *Registry) sendInitial(ctx context.Context, k *Kind, version string, sel
 		}
 	}
 	return nil
+}
+
+// snapshotValue reads the value a shared snapshot left in the bbolt file
+// (storage.ListOptions.SkipFileValues): the key as it was at rev. History
+// compacted meanwhile ends the watch with a 410, as kube-apiserver's does
+// when etcd compacts a watch's revision.
+func (r *Registry) snapshotValue(ctx context.Context, k *Kind, kv storage.KeyValue, rev int64) (storage.KeyValue, error) {
+	got, err := r.store.Get(ctx, kv.Key, rev)
+	if errors.Is(err, storage.ErrCompacted) {
+		// Compacted at rev, its state is still the latest unless the key
+		// was written since.
+		if got, err = r.store.Get(ctx, kv.Key, 0); err == nil && got.ModRevision != kv.ModRevision {
+			err = storage.ErrCompacted
+		}
+	}
+	switch {
+	case errors.Is(err, storage.ErrCompacted) || errors.Is(err, storage.ErrNotFound):
+		return kv, rvplan.WatchTooOld(rev, r.store.CompactedRevision())
+	case err != nil:
+		return kv, r.storeErr(k, "", err)
+	}
+	return got, nil
 }
 
 // storedMeta is the part of a stored object a selector may look at without

@@ -3,8 +3,11 @@ package registry
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -108,5 +111,169 @@ func TestWatchInitialState(t *testing.T) {
 	}
 	if len(initSlots) != 0 {
 		t.Errorf("%d decoding slots still held", len(initSlots))
+	}
+}
+
+// TestWatchSharedSnapshot: watches that start at one revision of a
+// collection share one list of it, a write gives later watches a new one,
+// and the last watch done with a snapshot drops it.
+func TestWatchSharedSnapshot(t *testing.T) {
+	st := storage.NewMemory(storage.Options{})
+	r := New(Config{Store: st})
+	r.Register(BuiltinKinds(r)...)
+	defer func() { r.Close(); _ = st.Close() }()
+	k := r.Lookup("", "configmaps")
+	ctx := context.Background()
+	create := func(name string) {
+		v := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"namespace":"ns"}}`, name)
+		if _, err := st.Create(ctx, keyOf(k, "ns", name), []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("a")
+	create("b")
+	prefix := prefixOf(k, "ns")
+	s1, err := r.sharedSnapshot(ctx, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := r.sharedSnapshot(ctx, prefix)
+	if s1 != s2 || len(s1.items) != 2 {
+		t.Fatalf("two watches at one revision: snapshots %p and %p of %d items, want one of 2", s1, s2, len(s1.items))
+	}
+	create("c")
+	s3, _ := r.sharedSnapshot(ctx, prefix)
+	if s3 == s1 || len(s3.items) != 3 || s3.revision != st.CurrentRevision() {
+		t.Fatalf("after a write: %d items at %d, want a new snapshot of 3 at %d", len(s3.items), s3.revision, st.CurrentRevision())
+	}
+	other, _ := r.sharedSnapshot(ctx, prefixOf(k, "other"))
+	if other == s3 || len(other.items) != 0 {
+		t.Fatalf("another namespace shares a snapshot: %d items", len(other.items))
+	}
+	for _, s := range []*snapshot{s1, s2, s3, other} {
+		s.release()
+	}
+	snapshots.mu.Lock()
+	defer snapshots.mu.Unlock()
+	for key := range snapshots.m {
+		if key.store == st {
+			t.Errorf("snapshot %v kept after its last watch released it", key)
+		}
+	}
+}
+
+// TestBurstTracker: memory is released once after a burst of at least
+// threshold overlapping initialisations ends, not after smaller ones, and
+// a burst that resumes cancels the pending release. Timers are not waited
+// for: fire is called with the scheduled release's generation.
+func TestBurstTracker(t *testing.T) {
+	var released int
+	b := &burstTracker{threshold: 3, quiet: time.Hour, interval: time.Hour, release: func() { released++ }}
+	scheduled := func() (uint64, bool) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.gen, b.timer != nil
+	}
+	b.begin()
+	b.begin()
+	b.end()
+	b.end()
+	if _, ok := scheduled(); ok {
+		t.Fatal("a release was scheduled after 2 overlapping initialisations, threshold 3")
+	}
+	for range 3 {
+		b.begin()
+	}
+	for range 3 {
+		b.end()
+	}
+	gen, ok := scheduled()
+	if !ok {
+		t.Fatal("no release scheduled after a burst of 3")
+	}
+	b.begin() // the burst resumes: the scheduled release is cancelled
+	b.fire(gen)
+	if released != 0 {
+		t.Fatal("a cancelled release ran")
+	}
+	b.end()
+	gen, ok = scheduled()
+	if !ok {
+		t.Fatal("no release scheduled when the resumed burst ended")
+	}
+	b.fire(gen)
+	b.fire(gen)
+	if released != 1 {
+		t.Fatalf("released %d times, want 1", released)
+	}
+	b.begin()
+	b.end()
+	if _, ok := scheduled(); ok {
+		t.Fatal("a release was scheduled for one initialisation after the burst was released")
+	}
+}
+
+// TestWatchInitialStateFromFile: with the bbolt store the shared snapshot
+// holds no values; each watch reads them as it sends them, and one whose
+// snapshot revision is compacted under it while a key changes ends with a
+// 410 ERROR event instead of a gap.
+func TestWatchInitialStateFromFile(t *testing.T) {
+	st, err := storage.OpenBolt(filepath.Join(t.TempDir(), "store.db"), storage.Options{HistoryWindow: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(Config{Store: st})
+	r.Register(BuiltinKinds(r)...)
+	defer func() { r.Close(); _ = st.Close() }()
+	k := r.Lookup("", "configmaps")
+	ctx := context.Background()
+	value := func(name, v string) []byte {
+		return []byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"namespace":"ns"},"data":{"v":%q}}`, name, v))
+	}
+	for i := range 5 {
+		if _, err := st.Create(ctx, keyOf(k, "ns", fmt.Sprintf("c%d", i)), value(fmt.Sprintf("c%d", i), "1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := rvplan.Plan{Mode: rvplan.Latest, InitialEvents: true}
+	w, err := r.Watch(ctx, k, "v1", "ns", plan, Selector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		ev := <-w.Events()
+		data, _ := ev.Object["data"].(map[string]any)
+		if ev.Type != Added || meta(ev.Object)["name"] != fmt.Sprintf("c%d", i) || data["v"] != "1" {
+			t.Fatalf("initial event %d: %s %v", i, ev.Type, ev.Object)
+		}
+	}
+	w.Stop()
+
+	w, err = r.Watch(ctx, k, "v1", "ns", plan, Selector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if ev := <-w.Events(); ev.Type != Added {
+		t.Fatalf("first initial event: %s", ev.Type)
+	}
+	if _, err := st.Update(ctx, keyOf(k, "ns", "c3"), value("c3", "2"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Compact(st.CurrentRevision()); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for ev := range w.Events() {
+		types = append(types, ev.Type)
+		if ev.Type == Error {
+			if code, _ := ev.Object["code"].(float64); code != 410 {
+				t.Errorf("ERROR event: %v, want a 410", ev.Object)
+			}
+			break
+		}
+	}
+	if want := []string{Added, Added, Error}; !slices.Equal(types, want) {
+		t.Errorf("after the compaction: %v, want %v (c1, c2, then c3's revision is gone)", types, want)
 	}
 }

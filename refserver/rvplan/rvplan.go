@@ -141,13 +141,11 @@ func ParseResourceVersion(rv string) (int64, error) {
 	return int64(n), nil
 }
 
-// invalidOptions builds the 422 kube-apiserver answers for bad ListOptions.
-func invalidOptions(errs field.ErrorList, withKind bool) *apierrors.StatusError {
+// invalidOptions builds the 422 kube-apiserver answers for bad ListOptions
+// (details group meta.k8s.io, kind ListOptions, for lists and watches alike).
+func invalidOptions(errs field.ErrorList) *apierrors.StatusError {
 	se := apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("ListOptions").GroupKind(), "", errs)
 	se.ErrStatus.Details.Group = "meta.k8s.io"
-	if !withKind {
-		se.ErrStatus.Details.Kind = ""
-	}
 	return se
 }
 
@@ -180,8 +178,12 @@ func Make(r Request) (Plan, *apierrors.StatusError) {
 			errs = append(errs, field.Forbidden(fp, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
 		}
 	}
+	if r.SendInitialEvents != nil {
+		// Streaming is for watches; kube-apiserver refuses it on a list.
+		errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
+	}
 	if len(errs) > 0 {
-		return Plan{}, invalidOptions(errs, false)
+		return Plan{}, invalidOptions(errs)
 	}
 	if r.Continue != "" {
 		tok, err := DecodeContinue(r.Continue)
@@ -242,18 +244,20 @@ func planWatch(r Request) (Plan, *apierrors.StatusError) {
 	fp := field.NewPath("resourceVersionMatch")
 	match := metav1.ResourceVersionMatch(r.ResourceVersionMatch)
 	send := r.SendInitialEvents != nil && *r.SendInitialEvents
+	// The rules in kube-apiserver's order (the streaming table's Invalid
+	// cells record the messages, Exact's with two causes).
 	var errs field.ErrorList
-	if r.SendInitialEvents == nil && match != "" {
+	if r.SendInitialEvents != nil && match != metav1.ResourceVersionMatchNotOlderThan {
+		errs = append(errs, field.Forbidden(fp, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+	}
+	if match != "" && r.SendInitialEvents == nil {
 		errs = append(errs, field.Forbidden(fp, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
 	}
 	if match != "" && match != metav1.ResourceVersionMatchNotOlderThan {
 		errs = append(errs, field.NotSupported(fp, r.ResourceVersionMatch, []string{"NotOlderThan"}))
 	}
-	if r.SendInitialEvents != nil && match == "" {
-		errs = append(errs, field.Forbidden(fp, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
-	}
 	if len(errs) > 0 {
-		return Plan{}, invalidOptions(errs, true)
+		return Plan{}, invalidOptions(errs)
 	}
 	p := Plan{}
 	if r.ResourceVersion != "" {
@@ -268,12 +272,19 @@ func planWatch(r Request) (Plan, *apierrors.StatusError) {
 		p.Mode = NotOlderThan
 		p.InitialEvents = true
 		p.InitialEventsEndBookmark = r.AllowWatchBookmarks
-		if p.Revision == 0 {
+		switch {
+		case r.ResourceVersion == "":
+			p.Mode = Latest // a consistent read of the state
+		case p.Revision == 0:
 			p.Mode = Any
 		}
 	case r.SendInitialEvents != nil && p.Revision == 0:
-		// sendInitialEvents=false: no initial state, changes from now on.
+		// sendInitialEvents=false: no initial state, changes from now on
+		// (from any start for "0").
 		p.Mode = Latest
+		if r.ResourceVersion == "0" {
+			p.Mode = Any
+		}
 	case r.SendInitialEvents != nil:
 		// sendInitialEvents=false at a revision: the changes after it, as
 		// kube-apiserver v1.36 answers (observed: every change after N).

@@ -26,6 +26,11 @@ func requestFor(q catalog.Query) Request {
 	if q.Continue {
 		r.Continue = EncodeContinue(40, "a\x00")
 	}
+	if q.SendInitialEvents != "" {
+		send := q.SendInitialEvents == "true"
+		r.SendInitialEvents = &send
+	}
+	r.AllowWatchBookmarks = q.AllowWatchBookmarks
 	return r
 }
 
@@ -39,6 +44,10 @@ var wantMode = map[catalog.Semantics]Mode{
 	catalog.GetStateAndStartAtMostRecent: Latest,
 	catalog.GetStateAndStartAtAny:        Any,
 	catalog.StartAtExact:                 Exact,
+	// The streaming table's.
+	catalog.GetStateAndStartAtNotOlderThan: NotOlderThan,
+	catalog.StartAtMostRecent:              Latest,
+	catalog.StartAtAny:                     Any,
 }
 
 func TestEveryDocumentedCell(t *testing.T) {
@@ -61,6 +70,9 @@ func TestEveryDocumentedCell(t *testing.T) {
 					st := serr.ErrStatus
 					if int(st.Code) != cell.Expect.Code || string(st.Reason) != cell.Expect.Reason {
 						t.Fatalf("got %d %s, want %d %s", st.Code, st.Reason, cell.Expect.Code, cell.Expect.Reason)
+					}
+					if st.Code == 422 && (st.Details == nil || st.Details.Kind != "ListOptions" || st.Details.Group != "meta.k8s.io") {
+						t.Fatalf("details %+v, want group meta.k8s.io, kind ListOptions", st.Details)
 					}
 					if cell.Expect.Message != "" && st.Message != cell.Expect.Message {
 						t.Fatalf("message\n got %q\nwant %q", st.Message, cell.Expect.Message)
@@ -86,10 +98,21 @@ func TestEveryDocumentedCell(t *testing.T) {
 				if plan.Mode != want {
 					t.Fatalf("mode %s, want %s", plan.Mode, want)
 				}
+				if plan.InitialEventsEndBookmark != cell.Expect.InitialEventsEnd {
+					t.Fatalf("initial-events-end bookmark %v, want %v", plan.InitialEventsEndBookmark, cell.Expect.InitialEventsEnd)
+				}
 				switch cell.Expect.Semantics {
 				case catalog.GetStateAndStartAtMostRecent, catalog.GetStateAndStartAtAny:
 					if !plan.InitialEvents {
 						t.Fatal("want synthetic ADDED events for the current state")
+					}
+				case catalog.GetStateAndStartAtNotOlderThan:
+					if !plan.InitialEvents || plan.Revision != 42 {
+						t.Fatalf("want the state not older than 42 as ADDED events, got %+v", plan)
+					}
+				case catalog.StartAtMostRecent, catalog.StartAtAny:
+					if plan.InitialEvents {
+						t.Fatalf("want no initial state, got %+v", plan)
 					}
 				case catalog.StartAtExact:
 					if plan.InitialEvents || plan.Revision != 42 {
@@ -107,7 +130,7 @@ func TestEveryDocumentedCell(t *testing.T) {
 			})
 		}
 	}
-	if n < 20 {
+	if n < 60 {
 		t.Fatalf("only %d cells walked", n)
 	}
 }
@@ -131,6 +154,9 @@ func TestErrorsOutsideTheTables(t *testing.T) {
 			"specifying resource version is not allowed when using continue"},
 		{"watch with Exact", Request{Verb: Watch, ResourceVersion: "5", ResourceVersionMatch: "Exact"}, 422, "Invalid",
 			`ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]`},
+		// Observed on kube-apiserver v1.36.3: the list's own rule first.
+		{"list with sendInitialEvents and a match without resourceVersion", Request{Verb: List, ResourceVersionMatch: "Exact", SendInitialEvents: ptr(true)}, 422, "Invalid",
+			`ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list]`},
 		{"sendInitialEvents without match", Request{Verb: Watch, SendInitialEvents: ptr(true)}, 422, "Invalid",
 			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`},
 	}

@@ -136,3 +136,47 @@ func BenchmarkWatchFanout(b *testing.B) {
 	}
 	b.ReportMetric(float64(watchers*events*b.N)/total.Seconds(), "events/s")
 }
+
+// filledBolt is a bbolt store of n keys: its values are read from the file.
+func filledBolt(b *testing.B, n int) *MVCCStore {
+	b.Helper()
+	s, err := OpenBolt(filepath.Join(b.TempDir(), "bench.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	for i := range n {
+		if _, err := s.Create(context.Background(), benchKey(i), benchValue); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s
+}
+
+// BenchmarkGetBolt reads one value from the file (a read transaction, the
+// checksum, a copy).
+func BenchmarkGetBolt(b *testing.B) {
+	s := filledBolt(b, 1000)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Get(ctx, benchKey(i%1000), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkList1kPage500Bolt reads a page of 500 values from the file in
+// one read transaction.
+func BenchmarkList1kPage500Bolt(b *testing.B) {
+	s := filledBolt(b, 1000)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		start := benchKey((i * 500) % 1000)
+		res, err := s.List(ctx, ListOptions{Prefix: "/registry/configmaps/", StartKey: start, Limit: 500})
+		if err != nil || len(res.Items) != 500 {
+			b.Fatalf("%d items, %v", len(res.Items), err)
+		}
+	}
+}

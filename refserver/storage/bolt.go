@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -83,7 +84,7 @@ func (s *MVCCStore) loadChecked(path string, size int64) (err error) {
 			err = fmt.Errorf("%w: reading it failed: %v", ErrDamaged, v)
 		}
 	}()
-	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: time.Second, MmapFlags: checkMmapFlags})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return errors.New("the file is locked by another process")
 	}
@@ -172,6 +173,23 @@ func (p *boltPersister) commit(rec *logEntry, drops []int64, compacted int64) er
 			return meta.Put(metaCompacted, revKey(compacted))
 		}
 		return nil
+	})
+}
+
+// read gives fn the values of one read transaction. bbolt's memory is
+// valid only inside it, so each value is copied out (decodeValue).
+func (p *boltPersister) read(fn func(get valueGetter) error) error {
+	return p.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketRevisions).Cursor() // one cursor for every read: Bucket.Get makes one each
+		var k [8]byte
+		return fn(func(key string, rev int64) ([]byte, error) {
+			binary.BigEndian.PutUint64(k[:], uint64(rev))
+			found, b := c.Seek(k[:])
+			if !bytes.Equal(found, k[:]) || b == nil {
+				return nil, fmt.Errorf("value of key %q at revision %d: %w", key, rev, ErrCompacted)
+			}
+			return decodeValue(rev, b, key)
+		})
 	})
 }
 

@@ -6,7 +6,7 @@ import "math/rand/v2"
 type version struct {
 	modRev    int64
 	createRev int64
-	value     []byte // nil for a tombstone
+	value     []byte // nil for a tombstone, and for a value the file holds
 	deleted   bool
 }
 

@@ -59,21 +59,33 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// logEntry is one revision of the revision log.
+// logEntry is one revision of the revision log. With a persister its
+// event carries no values: they are read from the file when a watcher
+// replays the entry (the value written at the entry's revision, and the
+// one before it at prevRev).
 type logEntry struct {
 	ev        Event
 	createRev int64
+	prevRev   int64 // the key's previous version (0: the write created the key)
 	at        int64 // write time, Unix nanoseconds
 }
 
 // persister makes writes and compactions durable before they are applied in
-// memory. The bbolt backend implements it; the memory backend has none.
+// memory, and holds the values. The bbolt backend implements it; the memory
+// backend has none and keeps values in the index and the log.
 type persister interface {
 	// commit stores one write (when rec is non-nil), deletes the dropped
 	// history revisions and records the compacted revision, atomically.
 	commit(rec *logEntry, drops []int64, compacted int64) error
+	// read runs fn in one read transaction; get returns a copy of the value
+	// written at a revision, checked against its checksum (ErrCorrupt
+	// naming key otherwise), or ErrCompacted when the record is gone.
+	read(fn func(get valueGetter) error) error
 	close() error
 }
+
+// valueGetter reads the value key was given at revision rev.
+type valueGetter func(key string, rev int64) ([]byte, error)
 
 // MVCCStore is the in-memory MVCC engine behind both backends and implements
 // Store. The bbolt backend is the same engine with a write-through file.
@@ -89,10 +101,7 @@ type MVCCStore struct {
 	revWait   chan struct{} // closed and cleared on the next write; nil when nobody waits
 	closed    bool
 	persist   persister
-	// damaged maps the revisions whose stored value failed its checksum
-	// at load to the error reads of them return. Written only at load.
-	damaged map[int64]error
-	legacy  []int64 // revisions loaded without checksums, until prepareFile
+	legacy    []int64 // revisions loaded without checksums, until prepareFile
 
 	stopSweep chan struct{}
 	sweepDone sync.WaitGroup
@@ -138,6 +147,23 @@ func (s *MVCCStore) Close() error {
 		return s.persist.close()
 	}
 	return nil
+}
+
+// reading runs fn with the file's value reader, or with nil for the memory
+// backend, whose values are all in memory.
+func (s *MVCCStore) reading(fn func(get valueGetter) error) error {
+	if s.persist == nil {
+		return fn(nil)
+	}
+	return s.persist.read(fn)
+}
+
+// valueOf returns a version's value: held in memory, or read with get.
+func valueOf(get valueGetter, key string, v version) ([]byte, error) {
+	if v.value != nil || get == nil {
+		return v.value, nil
+	}
+	return get(key, v.modRev)
 }
 
 func cloneBytes(b []byte) []byte {

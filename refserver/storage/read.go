@@ -27,10 +27,15 @@ func (s *MVCCStore) Get(ctx context.Context, key string, revision int64) (KeyVal
 	if !ok {
 		return KeyValue{}, fmt.Errorf("get %q at %d: %w", key, rev, ErrNotFound)
 	}
-	if err := s.damaged[v.modRev]; err != nil {
+	var value []byte
+	err = s.reading(func(get valueGetter) (err error) {
+		value, err = valueOf(get, key, v)
+		return err
+	})
+	if err != nil {
 		return KeyValue{}, fmt.Errorf("storage: %w", err)
 	}
-	return KeyValue{Key: key, Value: v.value, CreateRevision: v.createRev, ModRevision: v.modRev}, nil
+	return KeyValue{Key: key, Value: value, CreateRevision: v.createRev, ModRevision: v.modRev}, nil
 }
 
 // readRevisionLocked resolves the revision a read asks for.
@@ -85,31 +90,37 @@ func (s *MVCCStore) List(ctx context.Context, opts ListOptions) (ListResult, err
 	}
 	var last string
 	full := false
-	var damaged error
-	s.index.ascend(start, func(n *treapNode) bool {
-		if bounded && n.key >= end {
-			return false
-		}
-		v, ok := n.at(rev)
-		if !ok {
+	skipFile := opts.SkipFileValues && opts.Filter == nil
+	err = s.reading(func(get valueGetter) error {
+		var err error
+		s.index.ascend(start, func(n *treapNode) bool {
+			if bounded && n.key >= end {
+				return false
+			}
+			v, ok := n.at(rev)
+			if !ok {
+				return true
+			}
+			kv := KeyValue{Key: n.key, Value: v.value, CreateRevision: v.createRev, ModRevision: v.modRev}
+			if !skipFile {
+				if kv.Value, err = valueOf(get, n.key, v); err != nil {
+					return false
+				}
+			}
+			if opts.Filter != nil && !opts.Filter(kv) {
+				return true
+			}
+			res.Items = append(res.Items, kv)
+			if opts.Limit > 0 && int64(len(res.Items)) >= opts.Limit {
+				full, last = true, n.key
+				return false
+			}
 			return true
-		}
-		if damaged = s.damaged[v.modRev]; damaged != nil {
-			return false
-		}
-		kv := KeyValue{Key: n.key, Value: v.value, CreateRevision: v.createRev, ModRevision: v.modRev}
-		if opts.Filter != nil && !opts.Filter(kv) {
-			return true
-		}
-		res.Items = append(res.Items, kv)
-		if opts.Limit > 0 && int64(len(res.Items)) >= opts.Limit {
-			full, last = true, n.key
-			return false
-		}
-		return true
+		})
+		return err
 	})
-	if damaged != nil {
-		return ListResult{}, fmt.Errorf("storage: %w", damaged)
+	if err != nil {
+		return ListResult{}, fmt.Errorf("storage: %w", err)
 	}
 	if full {
 		res.Remaining = s.remainingAfterLocked(last, end, bounded, rev)

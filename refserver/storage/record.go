@@ -72,7 +72,47 @@ var errCorrupt = errors.New("corrupt record")
 
 // decodeRecord reads the record stored at rev. An error means the record
 // cannot be trusted at all; a damaged value only sets record.damaged.
-func decodeRecord(rev int64, b []byte) (record, error) {
+func decodeRecord(rev int64, b []byte) (record, error) { return decodeRecordValue(rev, b, true) }
+
+// decodeHeader reads a record without its value: what loading the file
+// needs (the value's checksum is checked when the value is read).
+func decodeHeader(rev int64, b []byte) (record, error) { return decodeRecordValue(rev, b, false) }
+
+// decodeValue returns a copy of the value of key's put record b stored at
+// rev, checked against its checksum: the read path, which allocates only the
+// copy (the header was checked when the file was opened).
+func decodeValue(rev int64, b []byte, key string) ([]byte, error) {
+	if len(b) < 1 || (b[0] != recordPut && b[0] != legacyRecordPut) {
+		return nil, fmt.Errorf("value of key %q at revision %d: the record there is not a value: %w", key, rev, ErrCorrupt)
+	}
+	rest := b[1:]
+	for range 2 { // createRev, at
+		_, n := binary.Varint(rest)
+		if n <= 0 {
+			return nil, fmt.Errorf("value of key %q at revision %d: %v: %w", key, rev, errCorrupt, ErrCorrupt)
+		}
+		rest = rest[n:]
+	}
+	kl, n := binary.Uvarint(rest)
+	if n <= 0 || kl > uint64(len(rest)-n) || string(rest[n:n+int(kl)]) != key {
+		return nil, fmt.Errorf("value of key %q at revision %d: the record there is not that key's: %w", key, rev, ErrCorrupt)
+	}
+	rest = rest[n+int(kl):]
+	if b[0] == recordPut {
+		if len(rest) < 8 {
+			return nil, fmt.Errorf("value of key %q at revision %d: %v: %w", key, rev, errCorrupt, ErrCorrupt)
+		}
+		rest = rest[4:] // the header's checksum
+		sum := binary.BigEndian.Uint32(rest[len(rest)-4:])
+		rest = rest[:len(rest)-4]
+		if sum != checksum(rev, rest) {
+			return nil, fmt.Errorf("value of key %q at revision %d fails its checksum: %w", key, rev, ErrCorrupt)
+		}
+	}
+	return append([]byte{}, rest...), nil // bbolt memory is only valid inside the transaction
+}
+
+func decodeRecordValue(rev int64, b []byte, withValue bool) (record, error) {
 	var r record
 	if len(b) < 1 {
 		return r, errCorrupt
@@ -120,12 +160,17 @@ func decodeRecord(rev int64, b []byte) (record, error) {
 		if len(rest) < 4 {
 			return r, errCorrupt
 		}
+		if !withValue {
+			return r, nil
+		}
 		sum := binary.BigEndian.Uint32(rest[len(rest)-4:])
 		rest = rest[:len(rest)-4]
 		if sum != checksum(rev, rest) {
 			r.damaged = fmt.Errorf("value of key %q at revision %d fails its checksum: %w", r.key, rev, ErrCorrupt)
 		}
 	}
-	r.value = append([]byte{}, rest...) // bbolt memory is only valid inside the transaction
+	if withValue {
+		r.value = append([]byte{}, rest...) // bbolt memory is only valid inside the transaction
+	}
 	return r, nil
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzDecodeRecord: any bytes decode to a record or an error, never a
-// panic; whatever decodes re-encodes (in the current format) to a record
+// panic; the read path's decodeValue agrees; whatever decodes re-encodes (in the current format) to a record
 // that decodes the same; and a current-format record with any byte of its
 // value changed is caught by the value checksum.
 func FuzzDecodeRecord(f *testing.F) {
@@ -23,6 +23,17 @@ func FuzzDecodeRecord(f *testing.F) {
 		r, err := decodeRecord(rev, b)
 		if err != nil {
 			return
+		}
+		// The read path agrees with the full decode on what it accepts.
+		v, err := decodeValue(rev, b, r.key)
+		switch {
+		case r.kind == recordPut && r.damaged == nil && (err != nil || !bytes.Equal(v, r.value)):
+			t.Fatalf("decodeValue of a sound put: %q, %v; decodeRecord: %q", v, err, r.value)
+		case (r.kind != recordPut || r.damaged != nil) && !errors.Is(err, ErrCorrupt):
+			t.Fatalf("decodeValue of a deletion or a damaged value: %q, %v", v, err)
+		}
+		if _, err := decodeValue(rev, b, r.key+"x"); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("decodeValue accepted the record of another key: %v", err)
 		}
 		e := logEntry{ev: Event{Type: EventPut, Key: r.key, Value: r.value, Revision: rev}, createRev: r.createRev, at: r.at}
 		if r.kind == recordDelete {

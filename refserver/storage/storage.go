@@ -7,12 +7,17 @@
 //
 // # Design of the implementation (MVCCStore)
 //
-// NewMemory and OpenBolt return the same engine; the bbolt backend only adds
-// a file that every write and compaction is committed to (fsync) before the
-// call returns, and from which the engine is rebuilt at open. OpenBolt
-// checks an existing file whole, read-only, before it writes to it, so a
-// damaged file is refused unchanged; records carry checksums (record.go),
-// and a value that fails its checksum is an ErrCorrupt on every read.
+// NewMemory and OpenBolt return the same engine; the bbolt backend adds a
+// file that every write and compaction is committed to (fsync) before the
+// call returns, and that holds the values: its index and log keep keys and
+// revisions only, and every read of a value (get, list, update, delete,
+// watch replay) takes it from the file through bbolt's mmap, checking its
+// checksum, so the Go heap does not hold a second copy of the data and a
+// value that fails its checksum is an ErrCorrupt on every read. OpenBolt
+// checks an existing file whole, read-only, before it writes to it (bbolt's
+// check, every record header and its checksum), so a damaged file is
+// refused unchanged; it builds the index from the record headers alone,
+// without copying a value (record.go has the format).
 //
 // Keys sit in one ordered index (a treap) holding each key's retained
 // versions, oldest first; a read at revision R takes, per key, the last
@@ -26,13 +31,17 @@
 // dropped part of it, so compacting costs what it drops.
 //
 // Every write runs under the store's lock: it takes the next revision,
-// updates index and log, and appends the event to each matching watcher's
-// queue. Watch registers its watcher and takes its replay snapshot (a
-// slice of the log after the start revision) under that same lock, so
-// revisions up to registration come from the snapshot and all later ones
-// from the queue: the replay-to-live handoff has no gap and no duplicate.
-// Compaction only reslices the log, never overwrites it, so a replaying
-// watcher keeps its snapshot even if compaction drops that history.
+// updates index and log, and appends the event (with its values) to each
+// matching watcher's queue. Watch registers its watcher and takes its
+// replay snapshot (a slice of the log after the start revision) under that
+// same lock, so revisions up to registration come from the snapshot and all
+// later ones from the queue: the replay-to-live handoff has no gap and no
+// duplicate. Compaction only reslices the log, never overwrites it, so a
+// replaying watcher of the memory backend keeps its snapshot even if
+// compaction drops that history; one of the bbolt backend reads the
+// snapshot's values from the file a batch at a time, and ends with
+// ErrCompacted if compaction deleted them first (as etcd ends a watcher
+// whose history was compacted before it caught up).
 //
 // Writers never block on a watcher: appending to a queue is a non-blocking
 // step, and each watcher's own goroutine moves events from the queue to its
@@ -41,9 +50,9 @@
 // RequestProgress queues a PROGRESS event behind the events already queued,
 // so it arrives after every earlier change for that watcher.
 //
-// Value slices in results and events are shared with the store and with
-// other watchers: callers must treat them as read-only. Values passed in
-// are copied.
+// Value slices in results and events may be shared with the store and
+// with other watchers: callers must treat them as read-only. Values passed
+// in are copied.
 package storage
 
 import (
@@ -112,6 +121,11 @@ type ListOptions struct {
 	// Filter, when set, decides which keys count as items; Limit counts only
 	// keys it accepts, so a page is filled from further keys as needed.
 	Filter func(KeyValue) bool
+	// SkipFileValues leaves Value nil where it would be read from the file
+	// (the bbolt backend; ignored with a Filter, which needs values): a
+	// caller that wants them one at a time reads each with Get at the
+	// result's Revision instead of holding them all.
+	SkipFileValues bool
 }
 
 // ListResult is a page of keys read at one revision.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -436,5 +437,86 @@ func TestClosedStore(t *testing.T) {
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%s on closed store: %v", op, err)
 		}
+	}
+}
+
+// TestBuildIndex: the index built at load from keys in any order is a
+// treap (keys in order, priorities heap-ordered) with right live counts.
+func TestBuildIndex(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 100, 1000} {
+		nodes := map[string]*treapNode{}
+		for i := range n {
+			key := fmt.Sprintf("k%05d", (i*7919)%n)
+			node := &treapNode{keyEntry: keyEntry{key: key, versions: []version{{modRev: int64(i + 1), value: []byte("v")}}}}
+			if i%3 == 0 { // a deleted key: a tombstone last
+				node.versions = append(node.versions, version{modRev: int64(n + i + 1), deleted: true})
+			}
+			nodes[key] = node
+		}
+		ix := buildIndex(nodes)
+		var keys []string
+		var check func(nd *treapNode) int
+		check = func(nd *treapNode) int {
+			if nd == nil {
+				return 0
+			}
+			for _, c := range []*treapNode{nd.left, nd.right} {
+				if c != nil && c.prio > nd.prio {
+					t.Fatalf("n=%d: child %q has a higher priority than %q", n, c.key, nd.key)
+				}
+			}
+			live := check(nd.left)
+			keys = append(keys, nd.key)
+			live += selfLive(nd) + check(nd.right)
+			if nd.live != live {
+				t.Fatalf("n=%d: %q counts %d live, want %d", n, nd.key, nd.live, live)
+			}
+			return live
+		}
+		live := check(ix.root)
+		if !slices.IsSorted(keys) || len(keys) != n || ix.size != n {
+			t.Fatalf("n=%d: %d keys in order %v, size %d", n, len(keys), slices.IsSorted(keys), ix.size)
+		}
+		if want := n - (n+2)/3; live != want {
+			t.Errorf("n=%d: %d live, want %d", n, live, want)
+		}
+		for key := range nodes {
+			if ix.get(key) == nil {
+				t.Fatalf("n=%d: %q not found", n, key)
+			}
+		}
+	}
+}
+
+// TestListSkipFileValues: the memory backend returns its values; the bbolt
+// backend leaves them in the file, and Get at the list's revision reads them.
+func TestListSkipFileValues(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := b.open(t, Options{HistoryWindow: -1})
+			ctx := context.Background()
+			for i := range 3 {
+				if _, err := s.Create(ctx, fmt.Sprint("k", i), []byte(fmt.Sprint("v", i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := s.List(ctx, ListOptions{SkipFileValues: true})
+			if err != nil || len(res.Items) != 3 {
+				t.Fatalf("%d items, %v", len(res.Items), err)
+			}
+			for i, kv := range res.Items {
+				if inFile := b.name == "bolt"; (kv.Value == nil) != inFile {
+					t.Errorf("%s: value %q, want it left in the file: %v", kv.Key, kv.Value, inFile)
+				}
+				got, err := s.Get(ctx, kv.Key, res.Revision)
+				if err != nil || string(got.Value) != fmt.Sprint("v", i) || got.ModRevision != kv.ModRevision {
+					t.Errorf("get %s at %d: %q at %d, %v", kv.Key, res.Revision, got.Value, got.ModRevision, err)
+				}
+			}
+			filtered, err := s.List(ctx, ListOptions{SkipFileValues: true, Filter: func(kv KeyValue) bool { return kv.Value != nil }})
+			if err != nil || len(filtered.Items) != 3 {
+				t.Errorf("a filter sees every value: %d items, %v", len(filtered.Items), err)
+			}
+		})
 	}
 }

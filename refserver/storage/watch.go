@@ -112,16 +112,9 @@ func (w *watcher) end(err error) {
 
 func (w *watcher) run() {
 	defer w.finish()
-	for i := range w.replay {
-		if ev := &w.replay[i].ev; strings.HasPrefix(ev.Key, w.prefix) {
-			if err := w.s.damaged[ev.Revision]; err != nil {
-				w.end(err) // never a gap: the watch ends, naming the key
-				return
-			}
-			if !w.send(*ev) {
-				return
-			}
-		}
+	if err := w.replayHistory(); err != nil {
+		w.end(err) // never a gap: the watch ends, saying why
+		return
 	}
 	w.replay = nil
 	var batch []Event
@@ -153,6 +146,70 @@ func (w *watcher) run() {
 		}
 		clear(batch)
 	}
+}
+
+// replayBatch bounds the events whose values are read from the file in one
+// read transaction: the transaction ends before they are sent, so a slow
+// client never holds one open.
+const replayBatch = 64
+
+// replayHistory sends the history snapshot taken at registration. With a
+// persister the log holds no values: they are read from the file, and a
+// revision compacted away before this watcher read it ends the watch with
+// ErrCompacted, as etcd ends a watcher whose history was compacted before
+// it caught up. A value that fails its checksum ends it with ErrCorrupt.
+// It returns nil when done, or when the watch was stopped meanwhile.
+func (w *watcher) replayHistory() error {
+	batch := make([]Event, 0, replayBatch)
+	for len(w.replay) > 0 {
+		batch = batch[:0]
+		var entries []logEntry
+		for len(w.replay) > 0 && len(batch) < replayBatch {
+			if e := w.replay[0]; strings.HasPrefix(e.ev.Key, w.prefix) {
+				batch = append(batch, e.ev)
+				entries = append(entries, e)
+			}
+			w.replay = w.replay[1:]
+		}
+		if w.s.persist != nil && len(batch) > 0 {
+			err := w.s.persist.read(func(get valueGetter) error {
+				for i, e := range entries {
+					if err := fillValues(get, &batch[i], e); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for i := range batch {
+			if !w.send(batch[i]) {
+				return nil
+			}
+			batch[i] = Event{}
+		}
+	}
+	return nil
+}
+
+// fillValues reads the values of a replayed event from the file: the value
+// written (PUT) and the one before it (PrevValue of an update, Value of a
+// deletion).
+func fillValues(get valueGetter, ev *Event, e logEntry) error {
+	var err error
+	switch {
+	case ev.Type == EventDelete:
+		ev.Value, err = get(ev.Key, e.prevRev)
+	case ev.IsCreate:
+		ev.Value, err = get(ev.Key, ev.Revision)
+	default:
+		if ev.Value, err = get(ev.Key, ev.Revision); err == nil {
+			ev.PrevValue, err = get(ev.Key, e.prevRev)
+		}
+	}
+	return err
 }
 
 func (w *watcher) send(ev Event) bool {
@@ -194,7 +251,8 @@ func (w *watcher) Stop() { w.end(nil) }
 
 // Err is nil while the watch runs and after Stop or context cancellation;
 // ErrWatcherTooSlow or ErrClosed when the store ended it, ErrCorrupt when
-// its history holds a value that fails its checksum.
+// its history holds a value that fails its checksum, ErrCompacted when the
+// bbolt backend compacted history it had yet to replay.
 func (w *watcher) Err() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()

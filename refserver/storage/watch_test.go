@@ -113,6 +113,43 @@ func TestWatchReplaySurvivesCompaction(t *testing.T) {
 	checkEvents(t, "replay after compaction", untilProgress(t, w, 21), m.events[2:])
 }
 
+// TestBoltReplayCompacted: the bbolt backend reads replayed values from the
+// file, so a watcher whose history is compacted before it has read it ends
+// with ErrCompacted (as etcd's does) after a gap-free prefix of it, while
+// history it still can read is replayed whole.
+func TestBoltReplayCompacted(t *testing.T) {
+	s := backends[1].open(t, Options{HistoryWindow: -1})
+	m := newModel(t, s)
+	m.create("k", "v0")
+	for i := range 3 * replayBatch {
+		m.update("k", fmt.Sprint("v", i+1))
+	}
+	whole, err := s.Watch(context.Background(), "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Stop()
+	checkEvents(t, "replay before compaction", untilProgress(t, whole, s.CurrentRevision()), m.events[1:])
+
+	w, err := s.Watch(context.Background(), "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	first := <-w.Events() // the first batch's values are read by now
+	if err := s.Compact(s.CurrentRevision()); err != nil {
+		t.Fatal(err)
+	}
+	got := append([]Event{first}, collect(t, w, func(Event) bool { return false })...)
+	if !errors.Is(w.Err(), ErrCompacted) {
+		t.Fatalf("watch ended with %v, want ErrCompacted", w.Err())
+	}
+	if len(got) >= len(m.events)-1 {
+		t.Fatalf("%d events replayed although their history was compacted", len(got))
+	}
+	checkEvents(t, "replay cut by compaction", got, m.events[1:1+len(got)])
+}
+
 func TestSlowWatcherIsClosedWithoutBlockingWriters(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {

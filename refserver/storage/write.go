@@ -38,12 +38,12 @@ func (s *MVCCStore) Update(ctx context.Context, key string, value []byte, expect
 	if s.closed {
 		return 0, ErrClosed
 	}
-	cur, err := s.currentLocked("update", key, expectModRevision)
+	cur, prev, err := s.currentLocked("update", key, expectModRevision)
 	if err != nil {
 		return 0, err
 	}
 	rev := s.rev + 1
-	ev := Event{Type: EventPut, Key: key, Value: cloneBytes(value), PrevValue: cur.value, Revision: rev}
+	ev := Event{Type: EventPut, Key: key, Value: cloneBytes(value), PrevValue: prev, Revision: rev}
 	if err := s.commitLocked(ev, cur.createRev); err != nil {
 		return 0, err
 	}
@@ -61,33 +61,39 @@ func (s *MVCCStore) Delete(ctx context.Context, key string, expectModRevision in
 	if s.closed {
 		return KeyValue{}, 0, ErrClosed
 	}
-	cur, err := s.currentLocked("delete", key, expectModRevision)
+	cur, prev, err := s.currentLocked("delete", key, expectModRevision)
 	if err != nil {
 		return KeyValue{}, 0, err
 	}
 	rev := s.rev + 1
-	ev := Event{Type: EventDelete, Key: key, Value: cur.value, Revision: rev}
+	ev := Event{Type: EventDelete, Key: key, Value: prev, Revision: rev}
 	if err := s.commitLocked(ev, cur.createRev); err != nil {
 		return KeyValue{}, 0, err
 	}
-	return KeyValue{Key: key, Value: cur.value, CreateRevision: cur.createRev, ModRevision: cur.modRev}, rev, nil
+	return KeyValue{Key: key, Value: prev, CreateRevision: cur.createRev, ModRevision: cur.modRev}, rev, nil
 }
 
-// currentLocked returns the live version of key, applying the precondition.
-func (s *MVCCStore) currentLocked(op, key string, expectModRevision int64) (version, error) {
+// currentLocked returns the live version of key and its value, applying
+// the precondition.
+func (s *MVCCStore) currentLocked(op, key string, expectModRevision int64) (version, []byte, error) {
 	n := s.index.get(key)
 	if n == nil || !n.liveNow() {
-		return version{}, fmt.Errorf("%s %q: %w", op, key, ErrNotFound)
+		return version{}, nil, fmt.Errorf("%s %q: %w", op, key, ErrNotFound)
 	}
 	cur := n.versions[len(n.versions)-1]
-	if err := s.damaged[cur.modRev]; err != nil {
-		return version{}, fmt.Errorf("storage: %s: %w", op, err)
+	var value []byte
+	err := s.reading(func(get valueGetter) (err error) {
+		value, err = valueOf(get, key, cur)
+		return err
+	})
+	if err != nil {
+		return version{}, nil, fmt.Errorf("storage: %s: %w", op, err)
 	}
 	if expectModRevision != 0 && cur.modRev != expectModRevision {
-		return version{}, fmt.Errorf("%s %q: modRevision is %d, expected %d: %w",
+		return version{}, nil, fmt.Errorf("%s %q: modRevision is %d, expected %d: %w",
 			op, key, cur.modRev, expectModRevision, ErrConflict)
 	}
-	return cur, nil
+	return cur, value, nil
 }
 
 // commitLocked makes one write durable (bbolt), applies it to the index and
@@ -117,14 +123,21 @@ func (s *MVCCStore) commitLocked(ev Event, createRev int64) error {
 	return nil
 }
 
-// applyLocked adds a write to the key index and the revision log.
+// applyLocked adds a write to the key index and the revision log. With a
+// persister, the file holds the values: index and log keep none.
 func (s *MVCCStore) applyLocked(e logEntry) {
 	ev := e.ev
 	n := s.index.insert(ev.Key)
 	wasLive := n.liveNow()
+	if wasLive {
+		e.prevRev = n.versions[len(n.versions)-1].modRev
+	}
 	v := version{modRev: ev.Revision, createRev: e.createRev, value: ev.Value}
 	if ev.Type == EventDelete {
 		v = version{modRev: ev.Revision, createRev: e.createRev, deleted: true}
+	}
+	if s.persist != nil {
+		v.value, e.ev.Value, e.ev.PrevValue = nil, nil, nil
 	}
 	n.versions = append(n.versions, v)
 	switch isLive := n.liveNow(); {

@@ -179,6 +179,44 @@ func TestHTMLInChromium(t *testing.T) {
 	})
 }
 
+// TestHTMLCoverageInChromium: the coverage section is collapsed by
+// default, and a link to a failure (as the coverage tables' failed
+// requirements make) opens that failure.
+func TestHTMLCoverageInChromium(t *testing.T) {
+	_, _, root := loadInBrowser(t, "failure-1")
+	opened := map[string]bool{}
+	links := 0
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "details" {
+			id, _ := attr(n, "id")
+			_, open := attr(n, "open")
+			if hasClass(n, "coverage") {
+				id = "coverage"
+			}
+			opened[id] = open
+		}
+		if n.Type == html.ElementNode && n.Data == "a" {
+			if href, _ := attr(n, "href"); href == "#failure-1" && n.Parent != nil && hasClass(n.Parent, "cov-req") {
+				links++
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(root)
+	if open, ok := opened["coverage"]; !ok || open {
+		t.Errorf("coverage section: present %v, open %v; want present and collapsed", ok, open)
+	}
+	if !opened["failure-1"] {
+		t.Error("report.html#failure-1 left the failure collapsed")
+	}
+	if links == 0 {
+		t.Error("no coverage table links its failed requirement to #failure-1")
+	}
+}
+
 // manyFailures is the sample run with fifteen failing specs and an error,
 // the case the reader met.
 func manyFailures() *reports.Report {

@@ -43,6 +43,7 @@ type htmlView struct {
 	Areas      []htmlArea
 	LevelRows  []htmlTotalsRow
 	Tables     []reports.MarkedTable
+	Coverage   *htmlCoverage
 	Failures   []htmlFailure
 	Skipped    []htmlSkipped
 	Total      int
@@ -121,6 +122,116 @@ func exchangeView(x result.Exchange, keep bool) htmlExchange {
 		RequestBody: shownBody(x.RequestBody, keep, 0), ResponseHeaders: x.ResponseHeaders, ResponseBody: shownBody(x.ResponseBody, keep, 0)}
 }
 
+// htmlCoverage is the documentation coverage section, collapsed by default.
+type htmlCoverage struct {
+	Intro, Summary, Note string
+	Heads                []string // one outcome column per result, in the section tables
+	TotalHeads           []string // the same, in the totals table
+	Totals               []htmlCovTotals
+	Docs                 []htmlCovDoc
+}
+
+type htmlCovTotals struct {
+	Name, Href, Counts string
+	Outcomes           []string
+	Failed             []bool
+}
+
+type htmlCovDoc struct {
+	ID, Title, Doc, Lang, URL, Counts string
+	Failed                            bool // a covered section failed in some result
+	Sections                          []htmlCovSection
+}
+
+type htmlCovSection struct {
+	Heading, SameAs, Status, Answer string
+	Outcomes                        []htmlChecked // one per result; empty for uncovered sections
+	Reqs                            []htmlCovReq
+}
+
+type htmlCovReq struct {
+	ID, Href string
+	Marks    []htmlChecked
+}
+
+type htmlChecked struct {
+	Class, Glyph, Word, Title string
+}
+
+func checkedView(c result.Checked, label string) htmlChecked {
+	n := checkedName(c)
+	t := n.word
+	if label != "" {
+		t = label + ": " + t
+	}
+	return htmlChecked{Class: n.class, Glyph: n.glyph, Word: n.word, Title: t}
+}
+
+// coverageView lays out the coverage section: totals per document, then
+// one collapsed table per document; a requirement links to its first
+// failure when it has one, to its matrix row otherwise.
+func coverageView(rep *reports.Report, labels []string, anchors []string) *htmlCoverage {
+	covs := coverages(rep)
+	if covs == nil {
+		return nil
+	}
+	multi := len(covs) > 1
+	hc := &htmlCoverage{Intro: strings.ReplaceAll(coverageIntro, "`", ""), Note: covs[0].Note}
+	var outs []string
+	for i, c := range covs {
+		label := ""
+		if multi {
+			label = labels[i] + ": "
+		}
+		outs = append(outs, label+outcomeCounts(c.Totals, false))
+		if multi {
+			hc.Heads = append(hc.Heads, labels[i])
+			hc.TotalHeads = append(hc.TotalHeads, "Covered sections: "+labels[i])
+		} else {
+			hc.Heads = append(hc.Heads, "This run")
+			hc.TotalHeads = append(hc.TotalHeads, "Covered sections in this run")
+		}
+	}
+	hc.Summary = statusCounts(covs[0].Totals) + "; covered ones in this run: " + strings.Join(outs, "; ")
+	fails := firstFailure(rep)
+	total := func(name, href string, tot func(*result.Coverage) result.CoverageTotals) {
+		tr := htmlCovTotals{Name: name, Href: href, Counts: statusShort(tot(covs[0]))}
+		for _, c := range covs {
+			tr.Outcomes = append(tr.Outcomes, outcomeCounts(tot(c), false))
+			tr.Failed = append(tr.Failed, tot(c).Outcomes[result.CheckedFailed] > 0)
+		}
+		hc.Totals = append(hc.Totals, tr)
+	}
+	for di, d := range covs[0].Documents {
+		id := "coverage-" + docShort(d.Doc)
+		total(docShort(d.Doc)+" "+d.Title, "#"+id, func(c *result.Coverage) result.CoverageTotals { return c.Documents[di].Totals })
+		hd := htmlCovDoc{ID: id, Title: d.Title, Doc: d.Doc, Lang: d.Lang, URL: d.URL, Counts: statusCounts(d.Totals)}
+		for si, s := range d.Sections {
+			hs := htmlCovSection{Heading: sectionHeading(s), SameAs: strings.Join(s.SameAs, " · "), Status: s.Status, Answer: sectionAnswer(s)}
+			for ci, c := range covs {
+				if o := c.Documents[di].Sections[si].Outcome; o != "" {
+					hs.Outcomes = append(hs.Outcomes, checkedView(o, labels[ci]))
+					hd.Failed = hd.Failed || o == result.CheckedFailed
+				}
+			}
+			for ri, rq := range s.Requirements {
+				r := htmlCovReq{ID: rq.ID, Href: "#req-" + rq.ID}
+				if i, ok := fails[rq.ID]; ok && i < len(anchors) {
+					r.Href = "#" + anchors[i]
+				}
+				for ci, c := range covs {
+					r.Marks = append(r.Marks, checkedView(c.Documents[di].Sections[si].Requirements[ri].Outcome, labels[ci]))
+				}
+				hs.Reqs = append(hs.Reqs, r)
+			}
+			hd.Sections = append(hd.Sections, hs)
+		}
+		hc.Docs = append(hc.Docs, hd)
+	}
+	total("all documents", "", func(c *result.Coverage) result.CoverageTotals { return c.Totals })
+	return hc
+}
+
 type htmlSkipped struct {
 	Label, Outcome, Name, Reason string
 }
@@ -174,6 +285,11 @@ func WriteHTML(w io.Writer, rep *reports.Report) error {
 		}
 	}
 	v.Problems = problemsTitle(rep)
+	var failureAnchors []string
+	for i := range problems(rep) {
+		failureAnchors = append(failureAnchors, fmt.Sprintf("failure-%d", i+1))
+	}
+	v.Coverage = coverageView(rep, labels, failureAnchors)
 
 	// Failures and errors get anchors so matrix cells can link to them.
 	anchors := map[[2]int]string{}

@@ -174,6 +174,8 @@ func WriteMarkdown(out io.Writer, rep *reports.Report) error {
 		}
 	}
 
+	mdCoverage(w, rep, labels)
+
 	if len(probs) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "## Failure details")
@@ -202,6 +204,111 @@ func WriteMarkdown(out io.Writer, rep *reports.Report) error {
 	}
 	return w.Flush()
 }
+
+// mdCoverage writes the documentation coverage section: totals per
+// document, then per document each section with what answers for it and,
+// for a covered one, its requirements' outcomes (one mark per result).
+func mdCoverage(w io.Writer, rep *reports.Report, labels []string) {
+	covs := coverages(rep)
+	if covs == nil {
+		return
+	}
+	multi := len(covs) > 1
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Documentation coverage")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, coverageIntro)
+	if multi {
+		fmt.Fprintf(w, "Outcomes carry one mark per result, in order: %s.\n", strings.Join(labels, ", "))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "> Legend: %s.\n", coverageLegend)
+	if covs[0].Note != "" {
+		fmt.Fprintf(w, "\n> [!WARNING]\n> %s\n", mdCell(covs[0].Note))
+	}
+	fmt.Fprintln(w)
+	heads := make([]string, len(labels))
+	for i, l := range labels {
+		heads[i] = "Covered sections in this run"
+		if multi {
+			heads[i] = "Covered sections: " + l
+		}
+	}
+	fmt.Fprintf(w, "| Document | Sections | Covered | Static | Untestable | Gap | %s |\n", strings.Join(heads, " | "))
+	fmt.Fprintf(w, "|---|---|---|---|---|---|%s\n", strings.Repeat("---|", len(heads)))
+	total := func(name string, t func(*result.Coverage) result.CoverageTotals) {
+		first := t(covs[0])
+		cells := make([]string, len(covs))
+		for i, c := range covs {
+			cells[i] = outcomeCounts(t(c), true)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %s |\n", name, first.Sections, first.Covered, first.Static, first.Untestable, first.Gap, strings.Join(cells, " | "))
+	}
+	for di, d := range covs[0].Documents {
+		total(fmt.Sprintf("[%s](#%s) `%s`", mdCell(d.Title), mdDocAnchor(d.Doc), docShort(d.Doc)),
+			func(c *result.Coverage) result.CoverageTotals { return c.Documents[di].Totals })
+	}
+	total("**All documents**", func(c *result.Coverage) result.CoverageTotals { return c.Totals })
+
+	fails := firstFailure(rep)
+	for di, d := range covs[0].Documents {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "### <a id=\"%s\"></a>%s\n\n", mdDocAnchor(d.Doc), mdCell(d.Title))
+		src := "`" + d.Doc + "`"
+		if d.Lang != "" {
+			src += " · " + d.Lang
+		}
+		if d.URL != "" {
+			src += " · [upstream](" + d.URL + ")"
+		}
+		outs := make([]string, len(covs))
+		for ci, c := range covs {
+			outs[ci] = outcomeCounts(c.Documents[di].Totals, false)
+			if multi {
+				outs[ci] = labels[ci] + ": " + outs[ci]
+			}
+		}
+		fmt.Fprintf(w, "%s · %s; covered: %s\n\n", src, statusCounts(d.Totals), strings.Join(outs, "; "))
+		if multi {
+			fmt.Fprintf(w, "| Section | Status | %s | Requirements, rules or reason |\n", strings.Join(labels, " | "))
+		} else {
+			fmt.Fprintln(w, "| Section | Status | This run | Requirements, rules or reason |")
+		}
+		fmt.Fprintf(w, "|---|---|%s---|\n", strings.Repeat("---|", len(covs)))
+		for si, s := range d.Sections {
+			title := mdCell(sectionHeading(s))
+			if len(s.SameAs) > 0 {
+				title += "<br><sub>= " + mdCell(strings.Join(s.SameAs, " · ")) + "</sub>"
+			}
+			outs := make([]string, len(covs))
+			for ci, c := range covs {
+				if o := c.Documents[di].Sections[si].Outcome; o != "" {
+					outs[ci] = checkedName(o).icon + " " + checkedName(o).word
+				}
+			}
+			answer := mdCell(sectionAnswer(s))
+			if s.Status == "covered" {
+				reqs := make([]string, len(s.Requirements))
+				for ri, rq := range s.Requirements {
+					var marks string
+					for _, c := range covs {
+						marks += checkedName(c.Documents[di].Sections[si].Requirements[ri].Outcome).icon
+					}
+					id := "`" + rq.ID + "`"
+					if i, ok := fails[rq.ID]; ok {
+						id = "[" + id + "](#" + mdAnchor(i) + ")"
+					}
+					reqs[ri] = marks + " " + id
+				}
+				answer = strings.Join(reqs, " · ")
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", title, s.Status, strings.Join(outs, " | "), answer)
+		}
+	}
+}
+
+// mdDocAnchor is the id of a document's coverage table.
+func mdDocAnchor(doc string) string { return "coverage-" + docShort(doc) }
 
 // mdAnchor is the id of the i-th failure's details.
 func mdAnchor(i int) string { return fmt.Sprintf("failure-%d", i+1) }

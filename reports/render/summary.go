@@ -69,6 +69,9 @@ func WriteSummary(w io.Writer, rep *reports.Report, o SummaryOptions) error {
 	for _, l := range rep.Levels {
 		row("level **"+string(l.Level)+"**", func(c reports.Column) string { return shortTally(l.Totals[indexOf(rep, c)]) })
 	}
+	if line := summaryCoverage(rep); line != "" {
+		fmt.Fprintf(&b, "\n%s\n", line)
+	}
 	if len(rep.Columns) > 1 {
 		fmt.Fprintf(&b, "\n%d regressions · %d fixes · %d other changes against %s.\n", rep.Count(reports.Regression),
 			rep.Count(reports.Fix), rep.Count(reports.Changed), labels[0])
@@ -95,6 +98,42 @@ func WriteSummary(w io.Writer, rep *reports.Report, o SummaryOptions) error {
 	}
 	_, err := io.WriteString(w, out)
 	return err
+}
+
+// maxFailingSections bounds the failing sections the summary names per result.
+const maxFailingSections = 5
+
+// summaryCoverage is the one coverage line: the sections by what answers
+// for them, the covered ones by outcome and the failing ones by name.
+func summaryCoverage(rep *reports.Report) string {
+	covs := coverages(rep)
+	if covs == nil {
+		return ""
+	}
+	t := covs[0].Totals
+	line := fmt.Sprintf("Documentation coverage: %d sections (%d covered · %d static · %d untestable · %d gap)", t.Sections, t.Covered, t.Static, t.Untestable, t.Gap)
+	var outs, failing []string
+	for i, c := range covs {
+		label := ""
+		if len(covs) > 1 {
+			label = mdCell(rep.Columns[i].Label) + ": "
+		}
+		outs = append(outs, label+outcomeCounts(c.Totals, false))
+		if names := failingSections(c); len(names) > 0 {
+			if len(names) > maxFailingSections {
+				names = append(names[:maxFailingSections:maxFailingSections], fmt.Sprintf("and %d more", len(names)-maxFailingSections))
+			}
+			for j := range names {
+				names[j] = mdText(names[j])
+			}
+			failing = append(failing, label+strings.Join(names, ", "))
+		}
+	}
+	line += "; covered sections in this run: " + strings.Join(outs, "; ")
+	if len(failing) > 0 {
+		line += "; failing sections: " + strings.Join(failing, "; ")
+	}
+	return line + "."
 }
 
 func indexOf(rep *reports.Report, c reports.Column) int {

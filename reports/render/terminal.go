@@ -152,6 +152,10 @@ func WriteTerminalWith(out io.Writer, rep *reports.Report, o TerminalOptions) er
 		return err
 	}
 
+	if err := terminalCoverage(w, rep, p, o.Reports); err != nil {
+		return err
+	}
+
 	if o.Verbose {
 		if err := terminalMatrix(w, rep, p); err != nil {
 			return err
@@ -207,6 +211,51 @@ func paintTally(p painter, t reports.Tally) string {
 	}
 	return s
 }
+
+// terminalCoverage is one line per document: its sections by what answers
+// for them, and the covered ones by each result's outcome. The
+// section-by-section map is in the Markdown and HTML reports.
+func terminalCoverage(w io.Writer, rep *reports.Report, p painter, paths []string) error {
+	covs := coverages(rep)
+	if covs == nil {
+		return nil
+	}
+	where := "report.md or report.html (`apiconform report RESULT.json --format md`)"
+	for _, path := range paths {
+		if strings.HasSuffix(path, ".md") && !strings.HasSuffix(path, summaryFile) {
+			where = path
+		}
+	}
+	fmt.Fprintf(w, "%s (covered sections by this run's outcome; section by section in %s)\n", p.paint(ansiBold, "Documentation coverage"), where)
+	if covs[0].Note != "" {
+		fmt.Fprintln(w, p.paint(ansiYellow, covs[0].Note))
+	}
+	t := newTable(w)
+	h := []any{"Document", "Sections"}
+	for _, c := range rep.Columns {
+		h = append(h, c.Label)
+	}
+	t.Header(h...)
+	row := func(name string, tot func(*result.Coverage) result.CoverageTotals) {
+		r := []string{name, statusShort(tot(covs[0]))}
+		for _, c := range covs {
+			s := outcomeCounts(tot(c), false)
+			if tot(c).Outcomes[result.CheckedFailed] > 0 {
+				s = p.paint(ansiRed, s)
+			}
+			r = append(r, s)
+		}
+		_ = t.Append(r)
+	}
+	for di, d := range covs[0].Documents {
+		row(docShort(d.Doc)+" "+d.Title, func(c *result.Coverage) result.CoverageTotals { return c.Documents[di].Totals })
+	}
+	row("all documents", func(c *result.Coverage) result.CoverageTotals { return c.Totals })
+	return t.Render()
+}
+
+// summaryFile names the short summary among the reports (not the full map).
+const summaryFile = "summary.md"
 
 // terminalMatrix is the requirement-by-requirement matrix and the documented tables (-v).
 func terminalMatrix(w io.Writer, rep *reports.Report, p painter) error {

@@ -118,3 +118,45 @@ func TestMergeIncomplete(t *testing.T) {
 		t.Errorf("Merge changed a part")
 	}
 }
+
+func TestSectionOutcome(t *testing.T) {
+	const (
+		pass, fail, errd, skip = CheckedPassed, CheckedFailed, CheckedError, CheckedSkipped
+		na, notRun, out, unt   = CheckedNotApplicable, CheckedNotRun, CheckedNotInRun, CheckedUntestable
+	)
+	cases := []struct {
+		name string
+		reqs []Checked
+		want Checked
+	}{
+		{"all passed", []Checked{pass, pass}, pass},
+		{"a failure beats everything", []Checked{pass, errd, fail, out}, fail},
+		{"an error beats the rest", []Checked{pass, errd, notRun}, errd},
+		{"passed, with n/a and untestable aside", []Checked{pass, na, unt}, pass},
+		{"only skipped", []Checked{skip, skip}, skip},
+		{"outside the run", []Checked{out, out}, out},
+		{"selected, never started", []Checked{notRun, out}, notRun},
+		{"some passed, some outside the run", []Checked{pass, out}, CheckedPartial},
+		{"passed and skipped", []Checked{pass, skip}, CheckedPartial},
+		{"none applies", []Checked{na, unt}, na},
+		{"only untestable", []Checked{unt}, unt},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := SectionOutcome(tc.reqs); got != tc.want {
+				t.Errorf("SectionOutcome(%v) = %s, want %s", tc.reqs, got, tc.want)
+			}
+		})
+	}
+}
+
+// v1.2's coverage field reads back; a reader may ignore it.
+func TestReadsV12Coverage(t *testing.T) {
+	doc := `{"schemaVersion":"apiconform.io/result/v1.2","specs":[],"coverage":{"totals":{"sections":1,"covered":1,"static":0,"untestable":0,"gap":0,"outcomes":{"passed":1}},
+	"documents":[{"doc":"d","title":"T","totals":{"sections":1,"covered":1,"static":0,"untestable":0,"gap":0,"outcomes":{"passed":1}},
+	"sections":[{"title":"S","status":"covered","outcome":"passed","requirements":[{"id":"A-B","outcome":"passed"}]}]}]}}`
+	r, err := Read(strings.NewReader(doc))
+	if err != nil || r.Coverage == nil || r.Coverage.Documents[0].Sections[0].Requirements[0].Outcome != CheckedPassed {
+		t.Fatalf("v1.2 file: %+v, %v", r.Coverage, err)
+	}
+}

@@ -15,7 +15,9 @@ import (
 // SchemaVersion is written into every result; readers accept any v1.x.
 // v1.1 added the outcomes error, not-applicable and not-run, the counts of
 // them, and incomplete; a v1 file (passed, failed, skipped) reads unchanged.
-const SchemaVersion = "apiconform.io/result/v1.1"
+// v1.2 added coverage (optional, derived: see Coverage); v1 and v1.1 files
+// read unchanged and render the same coverage section.
+const SchemaVersion = "apiconform.io/result/v1.2"
 
 const schemaPrefix = "apiconform.io/result/"
 
@@ -54,6 +56,9 @@ type Result struct {
 	// Incomplete is set when the run stopped before every selected spec
 	// finished; every report then says so first.
 	Incomplete *Incomplete `json:"incomplete,omitempty"`
+	// Coverage is the documentation coverage map with this run's outcomes
+	// (v1.2); reports.Build fills it, readers need not.
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // Target describes the server the suites ran against.
@@ -201,6 +206,7 @@ func Merge(parts ...Result) Result {
 	out := parts[0]
 	out.Specs = slices.Clone(parts[0].Specs)
 	out.Incomplete = nil
+	out.Coverage = nil // derived from the merged specs by reports.Build
 	for _, p := range parts[1:] {
 		out.Specs = append(out.Specs, p.Specs...)
 		if p.StartedAt.Before(out.StartedAt) || out.StartedAt.IsZero() {

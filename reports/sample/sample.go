@@ -9,6 +9,7 @@ import (
 	"github.com/apiconform/apiconform/reports"
 	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/spec/catalog"
+	"github.com/apiconform/apiconform/spec/coverage"
 )
 
 const (
@@ -16,11 +17,13 @@ const (
 	apiChanges = "004_e6d3ce6622f9ab07.txt"
 )
 
-// Catalogue is a fixture catalogue: three areas, every level, one known
-// kube-apiserver deviation, one untestable requirement and two tables.
+// Catalogue is a fixture catalogue: four areas, every level, one known
+// kube-apiserver deviation, one untestable requirement, one no run has a
+// spec of, three tables and a coverage map of four documents.
 func Catalogue() reports.Catalogue {
 	return reports.Catalogue{
-		Areas: []string{"resourceversion", "paging", "watch", "compatibility"},
+		Coverage: coverageMap(),
+		Areas:    []string{"resourceversion", "paging", "watch", "compatibility"},
 		Requirements: []catalog.Requirement{
 			{ID: "RV-GET-UNSET-MOST-RECENT", Area: "resourceversion", Level: catalog.Must,
 				Title:  "get without resourceVersion returns the most recent object",
@@ -41,6 +44,10 @@ func Catalogue() reports.Catalogue {
 			{ID: "RV-LIST-CONTINUE-RV-400", Area: "resourceversion", Level: catalog.Must,
 				Title:  "continue with a non-zero resourceVersion is rejected with 400",
 				Source: catalog.Source{Doc: concepts, Section: "Semantics for get and list", Quote: "Invalid, HTTP 400 Bad Request"}},
+			// No sample run has a spec of it: a requirement outside the run's focus.
+			{ID: "RV-GONE-410", Area: "resourceversion", Level: catalog.Must,
+				Title:  "a list at a compacted resourceVersion gets 410 Gone",
+				Source: catalog.Source{Doc: concepts, Section: `"410 Gone" responses`}},
 			{ID: "PAGE-CONTINUE-CONSISTENT", Area: "paging", Level: catalog.Must,
 				Title:  "all pages of a list are served from one snapshot",
 				Source: catalog.Source{Doc: concepts, Section: "Retrieving large results sets in chunks"}},
@@ -87,6 +94,39 @@ func Catalogue() reports.Catalogue {
 					{Text: "Get State and Start at Any"},
 					{Text: "Start at Exact", Requirements: []string{"WATCH-RV-EXACT"}},
 				}}},
+		},
+	}
+}
+
+// coverageMap is a small coverage map over the fixture's requirements:
+// sections with a failing, a skipped and an unrun requirement, one whose
+// requirements all pass, static, untestable and gap sections, and a Chinese
+// rendering mapped onto English sections.
+func coverageMap() coverage.Map {
+	const conventions, rv = "001_1514b8991cf2916c.txt", "002_c4e072c22cec5db1.txt"
+	covered := func(doc, title, parent string, reqs ...string) coverage.Section {
+		return coverage.Section{Doc: doc, Title: title, Parent: parent, Status: coverage.Covered, Requirements: reqs}
+	}
+	getList := []string{"RV-GET-UNSET-MOST-RECENT", "RV-GET-ZERO-ANY", "RV-LIST-CONTINUE-RV-400", "RV-LIST-EXACT-LIMIT", "RV-LIST-MATCH-WITHOUT-RV"}
+	watch := []string{"WATCH-RV-EXACT", "WATCH-RV-UNSET-MOST-RECENT"}
+	params := covered(rv, "ResourceVersion 相关参数", "", append(append([]string{}, getList...), watch...)...)
+	params.SameAs = []string{"Semantics for get and list", "Semantics for watch"}
+	return coverage.Map{
+		Documents: []coverage.Document{{Doc: concepts, Title: "Kubernetes API Concepts"}, {Doc: conventions, Title: "API Conventions"},
+			{Doc: rv, Title: "Resource Version (Chinese)"}, {Doc: apiChanges, Title: "Changing the API (Chinese)"}},
+		Sections: []coverage.Section{
+			covered(concepts, "Watch bookmarks", "Efficient detection of changes", "WATCH-BOOKMARKS"),
+			covered(concepts, "Retrieving large results sets in chunks", "", "PAGE-CONTINUE-CONSISTENT", "PAGE-EXPIRED-410", "PAGE-LIMIT-HINT"),
+			{Doc: concepts, Title: "Resource versions", Status: coverage.Untestable, Untestable: "introduction: states no behaviour"},
+			covered(concepts, "Semantics for get and list", "Resource versions", getList...),
+			covered(concepts, "Semantics for watch", "Resource versions", watch...),
+			covered(concepts, `"410 Gone" responses`, "Resource versions", "RV-GONE-410"),
+			{Doc: conventions, Title: "Units", Status: coverage.Static, Static: []string{"duration-seconds"}},
+			{Doc: conventions, Title: "Events", Status: coverage.Untestable, Untestable: "concerns the components that emit events, not the API machinery that stores them"},
+			{Doc: conventions, Title: "Validation", Status: coverage.Gap, Gap: "testable, not yet catalogued (issue #99)"},
+			params,
+			covered(apiChanges, "关于兼容性", "", "COMPAT-ROUND-TRIP"),
+			{Doc: apiChanges, Title: "生成代码", Status: coverage.Untestable, Untestable: "about code generation in Kubernetes' source tree"},
 		},
 	}
 }

@@ -224,7 +224,8 @@ func (c *catalogue) validate() error {
 	}
 
 	tableIDs := map[string]bool{}
-	cellOf := map[string]string{}
+	type cellAt struct{ table, where string }
+	cellOf := map[string]cellAt{}
 	for _, t := range c.tables {
 		if tableIDs[t.ID] {
 			bad("table %q: duplicate ID", t.ID)
@@ -243,15 +244,15 @@ func (c *catalogue) validate() error {
 				if _, ok := c.byID[cell.Requirement]; !ok {
 					bad("%s: no requirement %q", where, cell.Requirement)
 				}
-				if prev, dup := cellOf[cell.Requirement]; dup {
-					bad("%s: requirement already checked by %s", where, prev)
+				if prev, dup := cellOf[cell.Requirement]; dup && (prev.table != t.ID || !sharesRequirements(t.ID)) {
+					bad("%s: requirement already checked by %s", where, prev.where)
 				}
-				cellOf[cell.Requirement] = where
+				cellOf[cell.Requirement] = cellAt{t.ID, where}
 				errs = append(errs, validateCell(where, t.ID, cell)...)
 			}
 		}
 	}
-	for _, want := range []string{TableGet, TableList, TableWatch} {
+	for _, want := range []string{TableGet, TableList, TableWatch, TableStreaming} {
 		if !tableIDs[want] {
 			bad("table %q is missing", want)
 		}
@@ -266,56 +267,6 @@ func validateSource(where string, s Source) []error {
 	}
 	if strings.TrimSpace(s.Section) == "" {
 		errs = append(errs, fmt.Errorf("%s: source has no section", where))
-	}
-	return errs
-}
-
-func validateCell(where, table string, cell Cell) []error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(where+": "+format, args...)) }
-	if strings.TrimSpace(cell.Text) == "" {
-		bad("empty text")
-	}
-	q := cell.Query
-	if q.Verb != table {
-		bad("query verb %q in table %q", q.Verb, table)
-	}
-	switch q.ResourceVersion {
-	case RVUnset, RVZero, RVValue:
-	default:
-		bad("unknown resourceVersion kind %q", q.ResourceVersion)
-	}
-	switch q.ResourceVersionMatch {
-	case "", "Exact", "NotOlderThan":
-	default:
-		bad("unknown resourceVersionMatch %q", q.ResourceVersionMatch)
-	}
-	if q.Continue && !q.Limit {
-		bad("continue without limit")
-	}
-	if q.Verb != TableList && (q.Limit || q.Continue || q.ResourceVersionMatch != "") {
-		bad("only list cells take limit, continue or resourceVersionMatch")
-	}
-	e := cell.Expect
-	watchSem := e.Semantics == GetStateAndStartAtMostRecent || e.Semantics == GetStateAndStartAtAny || e.Semantics == StartAtExact
-	switch e.Semantics {
-	case MostRecent, Any, NotOlderThan, Exact, ContinueTokenExact, Invalid:
-		if table == TableWatch {
-			bad("semantics %q in the watch table", e.Semantics)
-		}
-	case GetStateAndStartAtMostRecent, GetStateAndStartAtAny, StartAtExact:
-	default:
-		bad("unknown semantics %q", e.Semantics)
-	}
-	if watchSem && table != TableWatch {
-		bad("watch semantics %q outside the watch table", e.Semantics)
-	}
-	if e.Semantics == Invalid {
-		if e.Code < 400 || e.Code > 499 || e.Reason == "" || e.Message == "" {
-			bad("invalid cell needs the observed 4xx code, reason and message")
-		}
-	} else if e.Code != 0 || e.Reason != "" || e.Message != "" || e.Cause != nil {
-		bad("only invalid cells carry a status")
 	}
 	return errs
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -141,6 +142,7 @@ func TestTablesShape(t *testing.T) {
 		{TableGet, 1, 3, 0},
 		{TableList, 7, 5, 2},
 		{TableWatch, 1, 3, 0},
+		{TableStreaming, 11, 6, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
@@ -208,20 +210,23 @@ func TestTablesReturnCopies(t *testing.T) {
 	}
 }
 
+// A requirement names cells of one table only; in the get, list and watch
+// tables one cell each (the streaming table groups its cells by rule).
 func TestEveryCellRequirementIsUnique(t *testing.T) {
-	seen := map[string]bool{}
+	tableOf := map[string]string{}
 	n := 0
 	for _, tab := range Tables() {
 		for _, c := range tab.Cells() {
 			n++
-			if seen[c.Requirement] {
-				t.Errorf("requirement %s checked by two cells", c.Requirement)
+			prev, seen := tableOf[c.Requirement]
+			if seen && (prev != tab.ID || tab.ID != TableStreaming) {
+				t.Errorf("requirement %s checked by two cells (tables %s and %s)", c.Requirement, prev, tab.ID)
 			}
-			seen[c.Requirement] = true
+			tableOf[c.Requirement] = tab.ID
 		}
 	}
-	if n != 3+21+3 {
-		t.Fatalf("%d cells, want 27 (get 3, list 21, watch 3)", n)
+	if n != 3+21+3+33 {
+		t.Fatalf("%d cells, want 60 (get 3, list 21, watch 3, streaming 33)", n)
 	}
 }
 
@@ -233,7 +238,7 @@ func TestValidateRejects(t *testing.T) {
   level: MUST
   source: {doc: 000_3a1b3094088024c1.txt, section: S}
 `
-	goodTables := func(cell string) string {
+	goodTables := func(cell, streamCell string) string {
 		return `
 - id: get
   caption: get
@@ -256,9 +261,21 @@ func TestValidateRejects(t *testing.T) {
   rows:
   - cells:
     - {requirement: RV-A-THREE, text: x, query: {verb: watch, resourceVersion: unset}, expect: {semantics: GetStateAndStartAtMostRecent}}
+- id: streaming
+  caption: streaming
+  source: {doc: 000_3a1b3094088024c1.txt, section: S}
+  headers: [a, b]
+  rows:
+  - headers: [x]
+    cells:
+    - ` + streamCell + `
+  - headers: [y]
+    cells:
+    - {requirement: RV-A-FOUR, text: x, query: {verb: list, resourceVersion: unset, sendInitialEvents: "true"}, expect: {semantics: Invalid, code: 422, reason: Invalid, message: m}}
 `
 	}
 	const okCell = `{requirement: RV-A-ONE, text: x, query: {verb: get, resourceVersion: unset}, expect: {semantics: MostRecent}}`
+	const okStream = `{requirement: RV-A-FOUR, text: x, query: {verb: watch, resourceVersion: '0', sendInitialEvents: "true", resourceVersionMatch: NotOlderThan, allowWatchBookmarks: true}, expect: {semantics: GetStateAndStartAtAny, initialEventsEnd: true}}`
 	const others = `
 - id: RV-A-TWO
   title: t
@@ -268,30 +285,41 @@ func TestValidateRejects(t *testing.T) {
   title: t
   level: MUST
   source: {doc: 000_3a1b3094088024c1.txt, section: S}
+- id: RV-A-FOUR
+  title: t
+  level: MUST
+  source: {doc: 000_3a1b3094088024c1.txt, section: S}
 `
 	tests := []struct {
 		name    string
 		reqs    string
 		cell    string
+		stream  string // the streaming table's first cell; okStream when empty
 		wantErr string // "" means valid
 	}{
-		{"valid", goodReq + others, okCell, ""},
-		{"duplicate id", goodReq + goodReq + others, okCell, "duplicate ID"},
-		{"bad level", strings.Replace(goodReq, "MUST", "OUGHT", 1) + others, okCell, "unknown level"},
-		{"bad doc", strings.Replace(goodReq, "000_3a1b3094088024c1.txt", "nope.txt", 1) + others, okCell, "unknown source doc"},
-		{"bad id", strings.Replace(goodReq, "RV-A-ONE", "lower-case", 1) + others, `{requirement: lower-case, text: x, query: {verb: get, resourceVersion: unset}, expect: {semantics: MostRecent}}`, "ID must be"},
-		{"cell names missing requirement", goodReq + others, strings.Replace(okCell, "RV-A-ONE", "RV-A-NONE", 1), `no requirement "RV-A-NONE"`},
-		{"unknown semantics", goodReq + others, strings.Replace(okCell, "MostRecent", "Whatever", 1), "unknown semantics"},
-		{"invalid without status", goodReq + others, strings.Replace(okCell, "MostRecent", "Invalid", 1), "needs the observed 4xx"},
-		{"wrong verb", goodReq + others, strings.Replace(okCell, "verb: get", "verb: list", 1), "query verb"},
-		{"bad rv kind", goodReq + others, strings.Replace(okCell, "resourceVersion: unset", "resourceVersion: latest", 1), "unknown resourceVersion kind"},
-		{"watch semantics in get", goodReq + others, strings.Replace(okCell, "MostRecent", "StartAtExact", 1), "watch semantics"},
+		{"valid", goodReq + others, okCell, "", ""},
+		{"duplicate id", goodReq + goodReq + others, okCell, "", "duplicate ID"},
+		{"bad level", strings.Replace(goodReq, "MUST", "OUGHT", 1) + others, okCell, "", "unknown level"},
+		{"bad doc", strings.Replace(goodReq, "000_3a1b3094088024c1.txt", "nope.txt", 1) + others, okCell, "", "unknown source doc"},
+		{"bad id", strings.Replace(goodReq, "RV-A-ONE", "lower-case", 1) + others, `{requirement: lower-case, text: x, query: {verb: get, resourceVersion: unset}, expect: {semantics: MostRecent}}`, "", "ID must be"},
+		{"cell names missing requirement", goodReq + others, strings.Replace(okCell, "RV-A-ONE", "RV-A-NONE", 1), "", `no requirement "RV-A-NONE"`},
+		{"unknown semantics", goodReq + others, strings.Replace(okCell, "MostRecent", "Whatever", 1), "", "unknown semantics"},
+		{"invalid without status", goodReq + others, strings.Replace(okCell, "MostRecent", "Invalid", 1), "", "needs the observed 4xx"},
+		{"wrong verb", goodReq + others, strings.Replace(okCell, "verb: get", "verb: list", 1), "", "query verb"},
+		{"bad rv kind", goodReq + others, strings.Replace(okCell, "resourceVersion: unset", "resourceVersion: latest", 1), "", "unknown resourceVersion kind"},
+		{"watch semantics in get", goodReq + others, strings.Replace(okCell, "MostRecent", "StartAtExact", 1), "", "watch semantics"},
+		{"sendInitialEvents outside the streaming table", goodReq + others, strings.Replace(okCell, "unset}", `unset, sendInitialEvents: "true"}`, 1), "", "only streaming cells"},
+		{"requirement shared across tables", goodReq + others, okCell, strings.Replace(okStream, "RV-A-FOUR", "RV-A-ONE", 1), "already checked by"},
+		{"list semantics in the streaming table", goodReq + others, okCell, strings.Replace(okStream, "GetStateAndStartAtAny, initialEventsEnd: true", "Any", 1), "in the streaming table"},
+		{"initial-events-end bookmark not asked for", goodReq + others, okCell, strings.Replace(okStream, ", allowWatchBookmarks: true", "", 1), "allow bookmarks"},
+		{"unknown sendInitialEvents", goodReq + others, okCell, strings.Replace(okStream, `"true"`, `"yes"`, 1), "unknown sendInitialEvents"},
+		{"streaming get", goodReq + others, okCell, strings.Replace(okStream, "verb: watch", "verb: get", 1), "want watch or list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys := fstest.MapFS{
 				"data/resourceversion.yaml": {Data: []byte(tt.reqs)},
-				"data/tables.yaml":          {Data: []byte(goodTables(tt.cell))},
+				"data/tables.yaml":          {Data: []byte(goodTables(tt.cell, cmp.Or(tt.stream, okStream)))},
 			}
 			c, err := load(fsys)
 			if err != nil {
@@ -357,6 +385,9 @@ func TestCellFor(t *testing.T) {
 		{Query{Verb: "list", ResourceVersion: RVZero, Limit: true, Continue: true}, "RV-LIST-UNSET-CONTINUE-RV0", true},
 		{Query{Verb: "list", ResourceVersion: RVUnset, ResourceVersionMatch: "NotOlderThan"}, "RV-LIST-NOTOLDERTHAN-NOLIMIT-NORV", true},
 		{Query{Verb: "watch", ResourceVersion: RVValue}, "RV-WATCH-RVN", true},
+		{Query{Verb: "watch", ResourceVersion: RVValue, AllowWatchBookmarks: true}, "WATCH-SEND-INITIAL-EVENTS-DEFAULT", true},
+		{Query{Verb: "watch", ResourceVersion: RVZero, ResourceVersionMatch: "NotOlderThan", SendInitialEvents: "true", AllowWatchBookmarks: true}, "WATCH-SEND-INITIAL-EVENTS", true},
+		{Query{Verb: "list", ResourceVersion: RVUnset, SendInitialEvents: "false"}, "WATCH-SEND-INITIAL-EVENTS-NOT-FOR-LIST", true},
 		// Not a documented combination: continue with resourceVersionMatch.
 		{Query{Verb: "list", ResourceVersion: RVValue, ResourceVersionMatch: "Exact", Limit: true, Continue: true}, "", false},
 		{Query{Verb: "delete", ResourceVersion: RVUnset}, "", false},

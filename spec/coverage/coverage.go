@@ -49,9 +49,25 @@ type Section struct {
 	Requirements []string `json:"requirements,omitempty"` // computed from the catalogue
 }
 
+// Heading is the section's title after its parent's ("Resource versions ›
+// Semantics for get and list").
+func (s Section) Heading() string {
+	if s.Parent == "" {
+		return s.Title
+	}
+	return s.Parent + " › " + s.Title
+}
+
+// Document is one stored document as reports name it.
+type Document struct {
+	Doc   string `json:"doc"`   // file name under the stored documents
+	Title string `json:"title"` // in English
+}
+
 // Map is the coverage of every stored document, in document order.
 type Map struct {
-	Sections []Section `json:"sections"`
+	Documents []Document `json:"documents"`
+	Sections  []Section  `json:"sections"`
 }
 
 // Totals counts sections by status.
@@ -68,6 +84,7 @@ const conceptsDoc = "000_3a1b3094088024c1.txt"
 
 type docSections struct {
 	Doc      string    `json:"doc"`
+	Title    string    `json:"title"`
 	Sections []Section `json:"sections"`
 }
 
@@ -91,6 +108,10 @@ func Build() (Map, error) {
 	listed := map[[2]string]bool{}
 	byTitle := map[[2]string]Section{} // sections already read (the English document comes first)
 	for _, d := range docs {
+		if strings.TrimSpace(d.Title) == "" {
+			errs = append(errs, fmt.Sprintf("%s: no title", d.Doc))
+		}
+		m.Documents = append(m.Documents, Document{Doc: d.Doc, Title: d.Title})
 		for _, s := range d.Sections {
 			s.Doc = d.Doc
 			k := [2]string{s.Doc, s.Title}

@@ -108,6 +108,13 @@ func TestBuildJudgesEverySection(t *testing.T) {
 	if totals[Covered] == 0 || len(m.Sections) != totals[Covered]+totals[Static]+totals[Untestable]+totals[Gap] {
 		t.Fatalf("totals %v over %d sections", totals, len(m.Sections))
 	}
+	var docs []string
+	for _, d := range m.Documents {
+		docs = append(docs, d.Doc)
+	}
+	if !slices.Equal(docs, catalog.KnownDocs) {
+		t.Errorf("documents %v, want %v", docs, catalog.KnownDocs)
+	}
 	for _, s := range m.Sections {
 		if s.Status == Covered && len(s.Requirements) == 0 {
 			t.Errorf("%s § %s: covered without requirements", s.Doc, s.Title)
@@ -146,18 +153,20 @@ func TestJudge(t *testing.T) {
 func TestBuildRejectsMalformedMaps(t *testing.T) {
 	saved := sectionsYAML
 	defer func() { sectionsYAML = saved }()
-	for name, data := range map[string]string{
-		"unknown rule":   "- doc: 001_1514b8991cf2916c.txt\n  sections:\n  - title: Units\n    static: [no-such-rule]\n",
-		"unlisted cited": "- doc: 001_1514b8991cf2916c.txt\n  sections:\n  - title: Units\n    static: [duration-seconds]\n",
-		"bad sameAs":     "- doc: 003_c242e18d62eea135.txt\n  sections:\n  - title: x\n    sameAs: [Nowhere]\n",
-		"unknown field":  "- doc: 001_1514b8991cf2916c.txt\n  sections:\n  - title: Units\n    becauz: x\n",
-		"listed twice":   "- doc: 001_1514b8991cf2916c.txt\n  sections:\n  - title: Units\n    gap: x\n  - title: Units\n    gap: x\n",
-		"neither":        "- doc: 001_1514b8991cf2916c.txt\n  sections:\n  - title: Units\n",
+	for name, c := range map[string]struct{ data, want string }{
+		"unknown rule":   {"- doc: 001_1514b8991cf2916c.txt\n  title: T\n  sections:\n  - title: Units\n    static: [no-such-rule]\n", `no lint or compat rule "no-such-rule"`},
+		"unlisted cited": {"- doc: 001_1514b8991cf2916c.txt\n  title: T\n  sections:\n  - title: Units\n    static: [duration-seconds]\n", "which the coverage map does not list"},
+		"bad sameAs":     {"- doc: 003_c242e18d62eea135.txt\n  title: T\n  sections:\n  - title: x\n    sameAs: [Nowhere]\n", `sameAs "Nowhere"`},
+		"unknown field":  {"- doc: 001_1514b8991cf2916c.txt\n  title: T\n  sections:\n  - title: Units\n    becauz: x\n", "becauz"},
+		"listed twice":   {"- doc: 001_1514b8991cf2916c.txt\n  title: T\n  sections:\n  - title: Units\n    gap: x\n  - title: Units\n    gap: x\n", "listed twice"},
+		"no title":       {"- doc: 001_1514b8991cf2916c.txt\n  sections:\n  - title: Units\n    static: [duration-seconds]\n", "001_1514b8991cf2916c.txt: no title"},
+		"neither":        {"- doc: 001_1514b8991cf2916c.txt\n  title: T\n  sections:\n  - title: Units\n", "has neither requirements nor a reason"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			sectionsYAML = []byte(data)
-			if _, err := Build(); err == nil {
-				t.Fatal("Build accepted a malformed map")
+			sectionsYAML = []byte(c.data)
+			_, err := Build()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Build = %v, want an error containing %q", err, c.want)
 			}
 		})
 	}

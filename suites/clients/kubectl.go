@@ -235,6 +235,8 @@ spec:
 		Expect(next("the existing object")).To(HavePrefix("ADDED "+a.Name+" "), "first line")
 		b := f.CreateObj(f.Name("b"), "v1", nil)
 		Expect(next("a create")).To(HavePrefix("ADDED " + b.Name + " "))
+		f.SetObj(b.Name, "v2")
+		Expect(next("an update")).To(HavePrefix("MODIFIED " + b.Name + " "))
 		f.DeleteObj(a.Name)
 		Expect(next("a delete")).To(HavePrefix("DELETED " + a.Name + " "))
 	})

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
@@ -36,7 +37,10 @@ var _ = Describe("Reflector", fw.Area(area), func() {
 		lw := resourceLW(ri)
 		lw.noWatchList = true
 		store := cache.NewStore(cache.MetaNamespaceKeyFunc)
-		r := cache.NewReflectorWithOptions(lw, &unstructured.Unstructured{}, store, cache.ReflectorOptions{Name: "apiconform-clients"})
+		// A short backoff: client-go's default waits 0.8–1.6 s before the
+		// relist, which only slows the spec down.
+		r := cache.NewReflectorWithOptions(lw, &unstructured.Unstructured{}, store, cache.ReflectorOptions{Name: "apiconform-clients",
+			Backoff: &wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Jitter: 0.5, Steps: 5, Cap: time.Second}})
 		go r.RunWithContext(runCtx(f))
 		expectConverges(store, listOf(ri))
 		Eventually(lw.Calls).WithTimeout(convergeBudget).Should(ContainElement(HaveField("Watch", true)), "the reflector never watched")
@@ -79,7 +83,7 @@ func listOf(ri dynamic.ResourceInterface) func() (runtime.Object, error) {
 // expireWatchHistory makes a watch of collection from rv answer 410 Gone and
 // says how: the reference server compacts on request; on other targets the
 // spec updates the CRD (kube-apiserver rebuilds the custom resource's watch
-// cache at the current revision), then probes every second within the
+// cache at the current revision), then probes every 200ms within the
 // framework's compaction budget, and skips when history outlives it.
 func expireWatchHistory(f *fw.Framework, crd *fw.CRD, collection, rv string) string {
 	if fw.Caps().RefServer {
@@ -92,7 +96,7 @@ func expireWatchHistory(f *fw.Framework, crd *fw.CRD, collection, rv string) str
 	Expect(r.Code).To(Equal(http.StatusOK), "update the CRD: %s", r)
 	start := time.Now()
 	budget := fw.CompactionWait()
-	if !fw.PollUntil(budget, time.Second, func() bool { return watchGone(f, collection, rv) }) {
+	if !fw.PollUntil(budget, 200*time.Millisecond, func() bool { return watchGone(f, collection, rv) }) {
 		Skip(fmt.Sprintf("a watch from resourceVersion %s was still served %s after a CRD update: the target keeps that history and has no compaction hook", rv, budget))
 	}
 	return fmt.Sprintf("a CRD update (410 after %s)", time.Since(start).Round(time.Millisecond))

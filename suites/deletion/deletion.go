@@ -40,9 +40,10 @@ var _ = Describe("Deleting an object", fw.Area(area), func() {
 		Expect(first.Code).To(Equal(http.StatusOK), "%s", first)
 		ts := first.Str("metadata.deletionTimestamp")
 		Expect(ts).NotTo(BeEmpty(), "the first DELETE must set deletionTimestamp: %s", first)
-		// deletionTimestamp has a resolution of one second: wait past it so a
+		// deletionTimestamp has a resolution of one second: wait until the
+		// server's clock (its Date header) has passed that second, so a
 		// server that stamps the second DELETE anew is seen.
-		time.Sleep(1100 * time.Millisecond)
+		waitPastSecond(f, name, ts)
 		again := f.DeleteConfigMap(name)
 		Expect(again.Code).To(Equal(http.StatusOK), "%s", again)
 		Expect(again.Str("kind")).To(Equal("ConfigMap"), "the answer is the object still being deleted: %s", again)
@@ -139,3 +140,19 @@ var _ = Describe("Deleting a collection", fw.Area(area), func() {
 		Expect(f.GetConfigMap(kept).Code).To(Equal(http.StatusOK), "an object the selector excludes must stay")
 	})
 })
+
+// waitPastSecond polls the object until the server's Date header is at
+// least one second after stamp (RFC 3339), at most 1.1 s by the local clock
+// (then the second has passed on any server that answered the first DELETE).
+func waitPastSecond(f *fw.Framework, name, stamp string) {
+	t0, err := time.Parse(time.RFC3339, stamp)
+	Expect(err).NotTo(HaveOccurred(), "deletionTimestamp %q is not RFC 3339", stamp)
+	deadline := time.Now().Add(1100 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		r := f.GetConfigMap(name)
+		if d, err := http.ParseTime(r.Header.Get("Date")); err == nil && !d.Before(t0.Add(time.Second)) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -129,7 +129,7 @@ func (f *Framework) CreateCRD(o CRDOptions) *CRD {
 			lr := f.Get(c.ListPath(v.Name, f.Namespace))
 			g.Expect(lr.Code).To(gomega.Equal(http.StatusOK), "list %s: %s", v.Name, lr)
 		}
-	}).WithTimeout(st().client.requestTimeout).WithPolling(200 * time.Millisecond).Should(gomega.Succeed())
+	}).WithTimeout(st().client.requestTimeout).WithPolling(50 * time.Millisecond).Should(gomega.Succeed())
 	return c
 }
 

@@ -65,7 +65,10 @@
 // (RefServer, the version). Compact(ctx) compacts the reference server's
 // history now and returns the compacted revision (an error wrapping
 // ErrNotSupported on other targets); CompactionWait() is how long a spec may
-// wait for other targets to compact by themselves.
+// wait for other targets to compact by themselves. A spec whose check needs
+// history to be dropped is declared with f.ItAfterExpiry (expiry.go): on a
+// target without the hook its history is written when the process starts
+// and it runs last, so such waits overlap the other specs.
 //
 // Credentials: the client-go transport adds them below the recording layer,
 // so they never reach a recorded exchange; Cookie/Set-Cookie and similar

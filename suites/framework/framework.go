@@ -36,6 +36,7 @@ func New(area string) *Framework {
 	ginkgo.BeforeEach(func() {
 		s := st()
 		afterSpec := guardSpec(s.ctx, s.client) // outcome.go: not run, or error when the target went away
+		prepareEarly(s)                         // expiry.go: once per process, before anything is recorded
 		f.ctx = s.ctx
 		f.counter = 0
 		rec := s.client.startRecording()
@@ -49,22 +50,39 @@ func New(area string) *Framework {
 				ginkgo.AddReportEntry(result.ExchangesEntry, result.ExchangesEntryValue(xs), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 			}
 		})
-		f.Namespace = "ac-" + sanitize(area) + "-" + randomSuffix(5)
-		r := f.Post("/api/v1/namespaces", map[string]any{
-			"apiVersion": "v1", "kind": "Namespace",
-			"metadata": map[string]any{"name": f.Namespace, "labels": map[string]string{"apiconform.test/area": sanitize(area)}},
-		})
+		r := f.createNamespace()
 		gomega.Expect(r.Code).To(gomega.Equal(http.StatusCreated), "create namespace: %s", r)
 		ns := f.Namespace
-		ginkgo.DeferCleanup(func() {
-			// Best effort: the namespace takes the spec's objects with it.
-			// Use a fresh context so cleanup runs even after cancellation.
-			ctx, cancel := context.WithTimeout(context.Background(), s.client.requestTimeout)
-			defer cancel()
-			_, _ = s.client.Do(ctx, Request{Method: "DELETE", Path: "/api/v1/namespaces/" + ns})
-		})
+		ginkgo.DeferCleanup(func() { deleteNamespace(ns) })
 	})
 	return f
+}
+
+// createNamespace creates the handle's namespace, ac-<area>-<random>; a
+// name another run still holds (409, often a namespace being deleted on a
+// shared cluster) is drawn again, twice at most.
+func (f *Framework) createNamespace() *Response {
+	var r *Response
+	for range 3 {
+		f.Namespace = "ac-" + sanitize(f.Area) + "-" + randomSuffix(5)
+		r = f.Post("/api/v1/namespaces", map[string]any{
+			"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": f.Namespace, "labels": map[string]string{"apiconform.test/area": sanitize(f.Area)}},
+		})
+		if r.Code != http.StatusConflict {
+			break
+		}
+	}
+	return r
+}
+
+// deleteNamespace deletes ns, best effort, with a fresh deadline so that it
+// runs after cancellation too; the namespace takes its objects with it.
+func deleteNamespace(ns string) {
+	s := st()
+	ctx, cancel := context.WithTimeout(context.Background(), s.client.requestTimeout)
+	defer cancel()
+	_, _ = s.client.Do(ctx, Request{Method: "DELETE", Path: "/api/v1/namespaces/" + ns})
 }
 
 // Ctx is the run's context (bounded per request by the client's deadlines).

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -114,20 +113,4 @@ func DescribeCatalogTable(text, id string, body func(catalog.Cell)) bool {
 		}
 	}
 	return ginkgo.DescribeTable(text, args...)
-}
-
-// ExpireHistory makes the target drop the history probe reads: the
-// reference server compacts at once; another target is asked again (every
-// 2s, for at most CompactionWait) until probe stops answering 200 OK, and
-// the spec is skipped when it never does. what names that history.
-func (f *Framework) ExpireHistory(what string, probe func() *Response) {
-	if Caps().RefServer {
-		_, err := Compact(f.Ctx())
-		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
-		return
-	}
-	if !PollUntil(CompactionWait(), 2*time.Second, func() bool { return probe().Code != http.StatusOK }) {
-		ginkgo.Skip(fmt.Sprintf("allowance: a server drops history when it compacts, not on request; %s was still served after %s and the target offers no compaction hook",
-			what, CompactionWait()))
-	}
 }

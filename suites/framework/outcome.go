@@ -76,6 +76,9 @@ func failTransport(what string, err error, offset int) {
 	if !strings.Contains(err.Error(), what) {
 		reason = fmt.Sprintf("harness error, not a conformance failure: %s: %v", what, err)
 	}
+	if pf := preparing(); pf != nil {
+		pf(reason) // an early preparation (expiry.go): its spec hears of it
+	}
 	if !ginkgo.CurrentSpecReport().Failed() {
 		ginkgo.AddReportEntry(result.OutcomeEntry, result.OutcomeEntryValue(result.Errored, reason))
 	}

@@ -15,9 +15,10 @@ import (
 const (
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultWatchTimeout   = 60 * time.Second
-	// DefaultCompactionWait bounds how long a spec waits for a target without
-	// a compaction hook to drop history on its own (etcd compaction, watch
-	// cache window) before it skips with the reason.
+	// DefaultCompactionWait bounds how long a target without a compaction
+	// hook may take to drop history on its own (etcd compaction, watch cache
+	// window), counted from when the spec wrote it, before the spec skips
+	// with the reason.
 	DefaultCompactionWait = 90 * time.Second
 )
 
@@ -37,7 +38,7 @@ type Target struct {
 
 	RequestTimeout time.Duration // deadline of each request (default 30s)
 	WatchTimeout   time.Duration // upper bound of each watch stream (default 60s)
-	CompactionWait time.Duration // wait for history to expire without a hook (default 90s)
+	CompactionWait time.Duration // for history to expire without a hook, from when it was written (default 90s)
 }
 
 func (t Target) requestTimeout() time.Duration {

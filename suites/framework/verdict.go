@@ -272,6 +272,9 @@ func fail(r *Response, verdict, detail string) {
 	if detail != "" {
 		msg += "\n" + detail
 	}
+	if pf := preparing(); pf != nil {
+		pf(msg) // an early preparation (expiry.go): its spec hears of it
+	}
 	p := &pendingVerdict{message: msg, verdict: verdict}
 	if r != nil {
 		p.method, p.url = r.Method, r.URL

@@ -199,44 +199,6 @@ var _ = Describe("chunked lists", fw.Area(area), func() {
 		Expect(ok).To(BeFalse(), "last page: %s", pages[len(pages)-1].resp)
 	})
 
-	It("answers 410 Gone to an expired continue token, and may offer a token for the rest",
-		fw.Req("PAGE-CONTINUE-EXPIRED-410", "PAGE-CONTINUE-INCONSISTENT-TOKEN"), func() {
-			want := fixture(f)
-			first := pageOf(f.ListConfigMaps(fw.Query("limit", fmt.Sprint(pageLimit))))
-			Expect(first.token).NotTo(BeEmpty())
-			rest := want[len(first.items):]
-			// Make the snapshot historical: change the rest after the first page.
-			rest[0] = f.SetObj(rest[0].Name, "v2")
-			late := f.CreateConfigMap("zz-"+f.Name("late"), nil)
-			latest := append(append([]fw.Obj{}, rest...), fw.ObjOf(late.JSON("@this")))
-
-			cont := func() *fw.Response {
-				return f.Get(f.ConfigMapsPath(), fw.Query("limit", fmt.Sprint(pageLimit)), fw.Query("continue", first.token))
-			}
-			f.ExpireHistory("the continue token", cont)
-			r := cont()
-			Expect(r.Code).To(Equal(http.StatusGone), "%s", r)
-			fw.ExpectStatus(r, http.StatusGone, r.Str("reason"))
-			Expect(r.Str("reason")).To(BeElementOf("Expired", "Gone"), "%s", r)
-			fw.Record("expired token", "410 %s: %s", r.Str("reason"), r.Str("message"))
-
-			fresh := r.Str("metadata.continue")
-			if fresh == "" {
-				fw.Record("inconsistent token", "none offered; the client starts over")
-				return
-			}
-			var got []fw.Obj
-			token := fresh
-			for n := 0; token != ""; n++ {
-				Expect(n).To(BeNumerically("<=", total+1), "the walk ends")
-				p := pageOf(f.ListConfigMaps(fw.Query("limit", fmt.Sprint(pageLimit)), fw.Query("continue", token)))
-				got = append(got, p.items...)
-				token = p.token
-			}
-			Expect(got).To(Equal(latest), "the offered token lists the items after the first page as they are now")
-			fw.Record("inconsistent token", "offered; it listed %d items from the latest state", len(got))
-		})
-
 	It("rejects a continue token it did not issue with a client error", fw.Req("PAGE-CONTINUE-MALFORMED"), func() {
 		fixture(f)
 		enc := base64.RawURLEncoding.EncodeToString
@@ -253,3 +215,53 @@ var _ = Describe("chunked lists", fw.Area(area), func() {
 		}
 	})
 })
+
+// The expired-token spec waits for the target to drop history; on a target
+// without a compaction hook it runs after the others (expiry.go).
+var _ = Describe("chunked lists", fw.Area(area), func() {
+	f := fw.New(area)
+
+	f.ItAfterExpiry("answers 410 Gone to an expired continue token, and may offer a token for the rest",
+		fw.Req("PAGE-CONTINUE-EXPIRED-410", "PAGE-CONTINUE-INCONSISTENT-TOKEN"), func(f *fw.Framework) fw.History {
+			want := fixture(f)
+			first := pageOf(f.ListConfigMaps(fw.Query("limit", fmt.Sprint(pageLimit))))
+			Expect(first.token).NotTo(BeEmpty())
+			rest := want[len(first.items):]
+			// Make the snapshot historical: change the rest after the first page.
+			rest[0] = f.SetObj(rest[0].Name, "v2")
+			late := f.CreateConfigMap("zz-"+f.Name("late"), nil)
+			latest := append(append([]fw.Obj{}, rest...), fw.ObjOf(late.JSON("@this")))
+
+			cont := func() *fw.Response {
+				return f.Get(f.ConfigMapsPath(), fw.Query("limit", fmt.Sprint(pageLimit)), fw.Query("continue", first.token))
+			}
+			return fw.History{What: "the continue token", Probe: cont, Check: func() { expiredToken(f, cont, latest) }}
+		})
+})
+
+// expiredToken checks the answer to a continue token whose snapshot has
+// gone: 410, and when a fresh token is offered it lists latest, the items
+// after the first page as they are now.
+func expiredToken(f *fw.Framework, cont func() *fw.Response, latest []fw.Obj) {
+	r := cont()
+	Expect(r.Code).To(Equal(http.StatusGone), "%s", r)
+	fw.ExpectStatus(r, http.StatusGone, r.Str("reason"))
+	Expect(r.Str("reason")).To(BeElementOf("Expired", "Gone"), "%s", r)
+	fw.Record("expired token", "410 %s: %s", r.Str("reason"), r.Str("message"))
+
+	fresh := r.Str("metadata.continue")
+	if fresh == "" {
+		fw.Record("inconsistent token", "none offered; the client starts over")
+		return
+	}
+	var got []fw.Obj
+	token := fresh
+	for n := 0; token != ""; n++ {
+		Expect(n).To(BeNumerically("<=", total+1), "the walk ends")
+		p := pageOf(f.ListConfigMaps(fw.Query("limit", fmt.Sprint(pageLimit)), fw.Query("continue", token)))
+		got = append(got, p.items...)
+		token = p.token
+	}
+	Expect(got).To(Equal(latest), "the offered token lists the items after the first page as they are now")
+	fw.Record("inconsistent token", "offered; it listed %d items from the latest state", len(got))
+}

@@ -187,8 +187,8 @@ var _ = Describe("get and list semantics", fw.Area(area), func() {
 var _ = Describe("history that is gone", fw.Area(area), func() {
 	f := fw.New(area)
 
-	It("answers 410 Gone to an Exact read of a version no longer kept, and may serve other reads of it",
-		fw.Req("RV-SEM-EXACT-GONE", "RV-GONE-410"), func() {
+	f.ItAfterExpiry("answers 410 Gone to an Exact read of a version no longer kept, and may serve other reads of it",
+		fw.Req("RV-SEM-EXACT-GONE", "RV-GONE-410"), func(f *fw.Framework) fw.History {
 			name := f.Name("obj")
 			f.CreateObj(name, "1", nil)
 			old := f.ListConfigMaps().Str("metadata.resourceVersion")
@@ -197,45 +197,50 @@ var _ = Describe("history that is gone", fw.Area(area), func() {
 			exact := func() *fw.Response {
 				return list(f, fw.Query("resourceVersion", old), fw.Query("resourceVersionMatch", "Exact"))
 			}
-			f.ExpireHistory("resourceVersion "+old, exact)
-
-			r := exact()
-			fw.ExpectStatus(r, http.StatusGone, r.Str("reason"))
-			Expect(r.Str("reason")).To(BeElementOf("Expired", "Gone"), "%s", r)
-			fw.Record("Exact at a dropped version", "%d %s: %s", r.Code, r.Str("reason"), r.Str("message"))
-
-			// Other reads of the dropped version: 410 or served, both documented.
-			for _, q := range []struct {
-				what string
-				opts []fw.Option
-			}{
-				{"get", []fw.Option{fw.Query("resourceVersion", old)}},
-				{"list limit=1", []fw.Option{fw.Query("resourceVersion", old), fw.Query("limit", "1")}},
-				{"list NotOlderThan", []fw.Option{fw.Query("resourceVersion", old), fw.Query("resourceVersionMatch", "NotOlderThan")}},
-			} {
-				var r *fw.Response
-				if q.what == "get" {
-					r = f.GetConfigMap(name, q.opts...)
-				} else {
-					r = list(f, q.opts...)
-				}
-				switch r.Code {
-				case http.StatusGone:
-					Expect(r.Str("kind")).To(Equal("Status"), "%s", r)
-					fw.Record(q.what, "410 %s: %s", r.Str("reason"), r.Str("message"))
-				case http.StatusOK:
-					rv := r.Str("metadata.resourceVersion")
-					if q.what != "get" {
-						rv = r.Str("items.0.metadata.resourceVersion")
-					}
-					Expect(rv).To(Equal(latest.RV), "%s: a read not older than %s that is served shows the latest state", q.what, old)
-					fw.Record(q.what, "served (200) at %s", r.Str("metadata.resourceVersion"))
-				default:
-					Fail(fmt.Sprintf("%s at a dropped resourceVersion: want 410 or 200, got %s", q.what, r))
-				}
-			}
+			return fw.History{What: "resourceVersion " + old, Probe: exact, Check: func() { readsOfDropped(f, exact, name, old, latest) }}
 		})
 })
+
+// readsOfDropped checks the reads of resourceVersion old once the target
+// has dropped it: Exact answers 410; the other reads of object name answer
+// 410 or serve latest, its newest state.
+func readsOfDropped(f *fw.Framework, exact func() *fw.Response, name, old string, latest fw.Obj) {
+	r := exact()
+	fw.ExpectStatus(r, http.StatusGone, r.Str("reason"))
+	Expect(r.Str("reason")).To(BeElementOf("Expired", "Gone"), "%s", r)
+	fw.Record("Exact at a dropped version", "%d %s: %s", r.Code, r.Str("reason"), r.Str("message"))
+
+	// Other reads of the dropped version: 410 or served, both documented.
+	for _, q := range []struct {
+		what string
+		opts []fw.Option
+	}{
+		{"get", []fw.Option{fw.Query("resourceVersion", old)}},
+		{"list limit=1", []fw.Option{fw.Query("resourceVersion", old), fw.Query("limit", "1")}},
+		{"list NotOlderThan", []fw.Option{fw.Query("resourceVersion", old), fw.Query("resourceVersionMatch", "NotOlderThan")}},
+	} {
+		var r *fw.Response
+		if q.what == "get" {
+			r = f.GetConfigMap(name, q.opts...)
+		} else {
+			r = list(f, q.opts...)
+		}
+		switch r.Code {
+		case http.StatusGone:
+			Expect(r.Str("kind")).To(Equal("Status"), "%s", r)
+			fw.Record(q.what, "410 %s: %s", r.Str("reason"), r.Str("message"))
+		case http.StatusOK:
+			rv := r.Str("metadata.resourceVersion")
+			if q.what != "get" {
+				rv = r.Str("items.0.metadata.resourceVersion")
+			}
+			Expect(rv).To(Equal(latest.RV), "%s: a read not older than %s that is served shows the latest state", q.what, old)
+			fw.Record(q.what, "served (200) at %s", r.Str("metadata.resourceVersion"))
+		default:
+			Fail(fmt.Sprintf("%s at a dropped resourceVersion: want 410 or 200, got %s", q.what, r))
+		}
+	}
+}
 
 // futureRV is a resourceVersion far ahead of the target's current one.
 func futureRV(f *fw.Framework) string {

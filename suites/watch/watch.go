@@ -281,59 +281,6 @@ var _ = Describe("bookmarks", fw.Area(area), func() {
 	})
 })
 
-var _ = Describe("streaming lists", fw.Area(area), func() {
-	f := fw.New(area)
-
-	It("streams the current state, an initial-events-end bookmark, then changes", fw.Req("WATCH-SEND-INITIAL-EVENTS"), func() {
-		fw.RequireSince("WATCH-SEND-INITIAL-EVENTS")
-		fw.RequireWatchList()
-		a := f.CreateObj(f.Name("a"), "v1", nil)
-		b := f.CreateObj(f.Name("b"), "v1", nil)
-		w := open(f, "sendInitialEvents", "true", "resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true")
-		start := []ev{reduce(next(w)), reduce(next(w))}
-		Expect(start).To(ConsistOf(ev{"ADDED", a}, ev{"ADDED", b}))
-		e := next(w)
-		Expect(e.Type).To(Equal("BOOKMARK"), "%s", e.Raw)
-		Expect(e.Object.Get(`metadata.annotations.k8s\.io/initial-events-end`).String()).To(Equal("true"), "%s", e.Raw)
-		bmRV := e.Object.Get("metadata.resourceVersion").String()
-		Expect(bmRV).NotTo(BeEmpty())
-		if n, ok := fw.RVInt(bmRV); ok {
-			if m, ok := fw.RVInt(b.RV); ok {
-				Expect(n).To(BeNumerically(">=", m), "the bookmark's resourceVersion covers the state sent")
-			}
-		}
-		c := f.CreateObj(f.Name("c"), "v1", nil)
-		Expect(withoutBookmarks(untilAdded(w, c.Name))).To(Equal([]ev{{"ADDED", c}}))
-	})
-
-	It("rejects sendInitialEvents without resourceVersionMatch=NotOlderThan", fw.Req("WATCH-SEND-INITIAL-EVENTS-REQUIRES-NOTOLDERTHAN"), func() {
-		fw.RequireSince("WATCH-SEND-INITIAL-EVENTS-REQUIRES-NOTOLDERTHAN")
-		rv := currentRV(f)
-		for _, q := range [][]string{
-			{"sendInitialEvents", "true"},
-			{"sendInitialEvents", "true", "resourceVersion", rv, "resourceVersionMatch", "Exact"},
-		} {
-			w := openAny(f, q...)
-			expectInvalidMatch(w, q)
-		}
-	})
-
-	It("rejects resourceVersionMatch on a watch without sendInitialEvents", fw.Req("WATCH-MATCH-REQUIRES-SEND-INITIAL-EVENTS"), func() {
-		fw.RequireSince("WATCH-MATCH-REQUIRES-SEND-INITIAL-EVENTS")
-		q := []string{"resourceVersion", currentRV(f), "resourceVersionMatch", "NotOlderThan"}
-		expectInvalidMatch(openAny(f, q...), q)
-	})
-})
-
-// expectInvalidMatch checks a refused watch: 422 Invalid on field resourceVersionMatch.
-func expectInvalidMatch(w *fw.Watch, q []string) {
-	body := gjson.ParseBytes(w.Body)
-	ExpectWithOffset(1, w.Code).To(Equal(http.StatusUnprocessableEntity), "watch %v: %s", q, w.Body)
-	ExpectWithOffset(1, body.Get("kind").String()).To(Equal("Status"), "%s", w.Body)
-	ExpectWithOffset(1, body.Get("reason").String()).To(Equal("Invalid"), "%s", w.Body)
-	ExpectWithOffset(1, body.Get(`details.causes.#(field=="resourceVersionMatch")`).Exists()).To(BeTrue(), "%s", w.Body)
-}
-
 // keys returns an object's keys, sorted.
 func keys(o gjson.Result) []string {
 	var out []string

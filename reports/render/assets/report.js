@@ -86,7 +86,12 @@
     d.hidden = !d.hidden;
     b.setAttribute("aria-expanded", String(!d.hidden));
   });
-  window.addEventListener("hashchange", function () { readFragment(); apply(); });
+  // A link to a collapsed failure (from the coverage tables) opens it.
+  function openTarget() {
+    var t = location.hash.length > 1 && document.getElementById(location.hash.slice(1));
+    if (t && t.tagName === "DETAILS") { t.open = true; }
+  }
+  window.addEventListener("hashchange", function () { readFragment(); apply(); openTarget(); });
   // Quotes of Chinese documents are shown in English with the original
   // beside it; where no installed font has CJK glyphs the original would be
   // empty boxes, so it is hidden (the source link leads to it). Two
@@ -110,6 +115,7 @@
 
   readFragment();
   apply();
+  openTarget();
   // Where the failures start, for the browser test: on the first screen.
   var failures = el("failures");
   if (failures) {

@@ -1,0 +1,188 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+// The handler benchmarks call ServeHTTP directly, without a network or a
+// client decoding the answers, so their time and allocations are the HTTP
+// layer's and the registry's alone: the server's share of what `apiconform
+// bench` measures. The objects are those of loadgen's configmap phases.
+
+func benchHandler(b *testing.B) *Handler {
+	b.Helper()
+	reg, _ := testKinds(b)
+	h := New(Config{Registry: reg, Logf: b.Logf})
+	if rec := benchDo(h, "POST", "/api/v1/namespaces", `{"metadata":{"name":"bench"}}`, ""); rec.Code != 201 {
+		b.Fatalf("namespace: %d %s", rec.Code, rec.Body)
+	}
+	return h
+}
+
+func benchDo(h *Handler, method, path, body, ct string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, bytes.NewBufferString(body))
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	req.Header.Set("Accept", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func benchConfigMap(i int, payload string) string {
+	return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%05d","labels":{"load":"apiconform","shard":"%d"}},"data":{"index":"%d","payload":%q}}`,
+		i, i%10, i, payload)
+}
+
+const benchPayload = "0123456789abcdef0123456789abcdef"
+
+func benchFill(b *testing.B, h *Handler, n int) {
+	b.Helper()
+	for i := range n {
+		if rec := benchDo(h, "POST", "/api/v1/namespaces/bench/configmaps", benchConfigMap(i, benchPayload), "application/json"); rec.Code != 201 {
+			b.Fatalf("create: %d %s", rec.Code, rec.Body)
+		}
+	}
+}
+
+func benchItem(i int) string { return fmt.Sprintf("/api/v1/namespaces/bench/configmaps/cm-%05d", i) }
+
+// BenchmarkHandlerWrites: one create, get, update, merge patch, server-side
+// apply or delete of a configmap per op, on a collection of 1,000.
+func BenchmarkHandlerWrites(b *testing.B) {
+	const objects = 1000
+	for _, bc := range []struct {
+		name  string
+		setup bool // the objects exist first
+		do    func(h *Handler, i int) *httptest.ResponseRecorder
+		want  int
+	}{
+		{"create", false, func(h *Handler, i int) *httptest.ResponseRecorder {
+			return benchDo(h, "POST", "/api/v1/namespaces/bench/configmaps", benchConfigMap(i, benchPayload), "application/json")
+		}, 201},
+		{"get", true, func(h *Handler, i int) *httptest.ResponseRecorder {
+			return benchDo(h, "GET", benchItem(i%objects), "", "")
+		}, 200},
+		{"update", true, func(h *Handler, i int) *httptest.ResponseRecorder {
+			return benchDo(h, "PUT", benchItem(i%objects), benchConfigMap(i%objects, fmt.Sprintf("updated-%d", i)), "application/json")
+		}, 200},
+		{"merge-patch", true, func(h *Handler, i int) *httptest.ResponseRecorder {
+			return benchDo(h, "PATCH", benchItem(i%objects), fmt.Sprintf(`{"data":{"patched":"%d"}}`, i), MergePatch)
+		}, 200},
+		{"apply", true, func(h *Handler, i int) *httptest.ResponseRecorder {
+			body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%05d"},"data":{"applied":"%d"}}`, i%objects, i)
+			return benchDo(h, "PATCH", benchItem(i%objects)+"?fieldManager=apiconform-load", body, ApplyPatch)
+		}, 200},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			h := benchHandler(b)
+			if bc.setup {
+				benchFill(b, h, objects)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if rec := bc.do(h, i); rec.Code != bc.want {
+					b.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkHandlerLists: a page of 500 of 1,000 configmaps (pre-encoded
+// items), and a list by a label selector that matches a tenth of them.
+func BenchmarkHandlerLists(b *testing.B) {
+	h := benchHandler(b)
+	benchFill(b, h, 1000)
+	for _, bc := range []struct{ name, path string }{
+		{"page500", "/api/v1/namespaces/bench/configmaps?limit=500"},
+		{"selector-tenth", "/api/v1/namespaces/bench/configmaps?labelSelector=shard%3D3"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if rec := benchDo(h, "GET", bc.path, "", ""); rec.Code != 200 {
+					b.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
+
+// frameCounter is a watch's ResponseWriter that counts the frames (lines)
+// written and says when it has seen want of them.
+type frameCounter struct {
+	header http.Header
+	mu     sync.Mutex
+	frames int
+	want   int
+	done   chan struct{}
+}
+
+func (c *frameCounter) Header() http.Header { return c.header }
+func (c *frameCounter) WriteHeader(int)     {}
+func (c *frameCounter) Flush()              {}
+func (c *frameCounter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.frames += bytes.Count(p, []byte{'\n'})
+	if c.frames >= c.want && c.done != nil {
+		close(c.done)
+		c.done = nil
+	}
+	return len(p), nil
+}
+
+// BenchmarkHandlerWatchFanout: 100 watches of one configmap (a field
+// selector on its name, as loadgen's watch-fanout phase); each op is one
+// merge patch that all 100 watchers receive.
+func BenchmarkHandlerWatchFanout(b *testing.B) {
+	const watchers = 100
+	h := benchHandler(b)
+	benchFill(b, h, 1)
+	var list struct {
+		Metadata struct{ ResourceVersion string }
+	}
+	if err := json.Unmarshal(benchDo(h, "GET", "/api/v1/namespaces/bench/configmaps", "", "").Body.Bytes(), &list); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	counters := make([]*frameCounter, watchers)
+	var ended sync.WaitGroup
+	for w := range counters {
+		c := &frameCounter{header: http.Header{}, want: b.N, done: make(chan struct{})}
+		counters[w] = c
+		req := httptest.NewRequest("GET", "/api/v1/namespaces/bench/configmaps?watch=1&fieldSelector=metadata.name%3Dcm-00000&resourceVersion="+list.Metadata.ResourceVersion, nil).WithContext(ctx)
+		ended.Add(1)
+		go func() { defer ended.Done(); h.ServeHTTP(c, req) }()
+	}
+	// A write made before a watch has started still reaches it: it watches from list's resourceVersion.
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if rec := benchDo(h, "PATCH", benchItem(0), fmt.Sprintf(`{"data":{"seq":"%d"}}`, i), MergePatch); rec.Code != 200 {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+	}
+	for _, c := range counters {
+		c.mu.Lock()
+		done := c.done
+		c.mu.Unlock()
+		if done != nil {
+			<-done
+		}
+	}
+	b.StopTimer()
+	cancel()
+	ended.Wait()
+}

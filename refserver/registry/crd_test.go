@@ -1,0 +1,278 @@
+package registry
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/apiconform/apiconform/refserver/rvplan"
+	"github.com/apiconform/apiconform/refserver/storage"
+)
+
+const testCRDName = "widgets.example.com"
+
+func testCRD(finalizers ...any) Object {
+	md := map[string]any{"name": testCRDName}
+	if len(finalizers) > 0 {
+		md["finalizers"] = finalizers
+	}
+	return Object{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": md,
+		"spec": map[string]any{
+			"group": "example.com", "scope": "Namespaced",
+			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
+		},
+	}
+}
+
+func widget(name string, finalizers ...any) Object {
+	md := map[string]any{"name": name}
+	if len(finalizers) > 0 {
+		md["finalizers"] = finalizers
+	}
+	return Object{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": md}
+}
+
+// crdFixture: a registry serving the widgets CRD with the given widgets in
+// namespace default.
+func crdFixture(t *testing.T, st storage.Store, crdFinalizers []any, widgets ...Object) (*Registry, *Kind) {
+	t.Helper()
+	r := New(Config{Store: st})
+	r.Register(BuiltinKinds(r)...)
+	t.Cleanup(r.Close)
+	ctx := context.Background()
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	crdK := r.Lookup(crdGroup, "customresourcedefinitions")
+	if _, err := r.Create(ctx, crdK, "v1", "", testCRD(crdFinalizers...), WriteOptions{}); err != nil {
+		t.Fatalf("create CRD: %v", err)
+	}
+	wk := r.Lookup("example.com", "widgets")
+	if wk == nil {
+		t.Fatal("the CRD's kind is not served")
+	}
+	for _, w := range widgets {
+		if _, err := r.Create(ctx, wk, "v1", "default", w, WriteOptions{}); err != nil {
+			t.Fatalf("create widget: %v", err)
+		}
+	}
+	return r, crdK
+}
+
+func terminating(obj Object) map[string]any {
+	for _, c := range sliceOf(mapOf(obj["status"])["conditions"]) {
+		if str(mapOf(c)["type"]) == "Terminating" {
+			return mapOf(c)
+		}
+	}
+	return nil
+}
+
+func finalizersOf(obj Object) []string {
+	var out []string
+	for _, f := range sliceOf(meta(obj)["finalizers"]) {
+		out = append(out, str(f))
+	}
+	return out
+}
+
+// waitGone polls (bounded) until the CRD is gone.
+func waitGone(t *testing.T, r *Registry, crdK *Kind) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := r.Get(context.Background(), crdK, "v1", "", testCRDName, rvplan.Plan{Mode: rvplan.Latest})
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the CRD is still there after its objects went (err %v)", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Deleting a CRD, as kube-apiserver v1.36.3 was seen to: the DELETE answers
+// the CRD marked deleted with the cleanup finalizer and a Terminating
+// condition; its custom resources are deleted; the finalizer goes last and
+// with it the CRD and its kind.
+func TestCRDDeletion(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name          string
+		crdFinalizers []any
+		widgets       []Object
+		// held: the CRD stays after the DELETE (a widget's or its own finalizer).
+		held bool
+	}{
+		{"no custom resources", nil, nil, false},
+		{"custom resources without finalizers", nil, []Object{widget("w1"), widget("w2")}, false},
+		{"a custom resource with a finalizer", nil, []Object{widget("w1"), widget("w2", "example.com/hold")}, true},
+		{"a finalizer of the CRD's own", []any{"example.com/keep"}, []Object{widget("w1")}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, crdK := crdFixture(t, storage.NewMemory(storage.Options{}), tc.crdFinalizers, tc.widgets...)
+			wk := r.Lookup("example.com", "widgets")
+			start := r.store.CurrentRevision()
+			wctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			w, err := r.Watch(wctx, crdK, "v1", "", rvplan.Plan{Mode: rvplan.Exact, Revision: start}, Selector{})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			res, err := r.Delete(ctx, crdK, "v1", "", testCRDName, DeleteOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Object
+			if res.Finished || str(meta(got)["deletionTimestamp"]) == "" || !hasFinalizer(got, crdCleanupFinalizer) {
+				t.Fatalf("DELETE answered %v (finished %v), want the CRD marked deleted with the cleanup finalizer", meta(got), res.Finished)
+			}
+			if _, ok := meta(got)["deletionGracePeriodSeconds"]; ok {
+				t.Errorf("DELETE answered deletionGracePeriodSeconds %v; kube-apiserver sets none on a CRD", meta(got)["deletionGracePeriodSeconds"])
+			}
+			if c := terminating(got); str(c["status"]) != "True" || str(c["reason"]) != crdDeletionPending || str(c["message"]) != crdDeletionPendingMessage {
+				t.Errorf("DELETE answered the Terminating condition %v", c)
+			}
+
+			// Widgets without finalizers are gone either way.
+			if _, err := r.Get(ctx, wk, "v1", "default", "w1", rvplan.Plan{Mode: rvplan.Latest}); len(tc.widgets) > 0 && !apierrors.IsNotFound(err) {
+				t.Errorf("widget w1 after the CRD's DELETE: %v, want NotFound", err)
+			}
+			if tc.held {
+				cur, err := r.Get(ctx, crdK, "v1", "", testCRDName, rvplan.Plan{Mode: rvplan.Latest})
+				if err != nil {
+					t.Fatalf("a held CRD is gone: %v", err)
+				}
+				if c := terminating(cur); str(c["reason"]) != crdDeletionProgress || str(c["message"]) != crdDeletionProgressMessage {
+					t.Errorf("terminating CRD's condition %v, want %s", c, crdDeletionProgress)
+				}
+				if r.Lookup("example.com", "widgets") == nil {
+					t.Error("a terminating CRD's kind is no longer served")
+				}
+				// Release what holds it.
+				if tc.crdFinalizers != nil {
+					if fs := finalizersOf(cur); len(fs) != 1 || fs[0] != "example.com/keep" {
+						t.Errorf("finalizers %v, want only the CRD's own once its objects are gone", fs)
+					}
+					_, err = r.Mutate(ctx, crdK, "v1", "", testCRDName, WriteOptions{}, func(o Object) (Object, error) {
+						delete(meta(o), "finalizers")
+						return o, nil
+					})
+				} else {
+					_, err = r.Mutate(ctx, wk, "v1", "default", "w2", WriteOptions{}, func(o Object) (Object, error) {
+						delete(meta(o), "finalizers")
+						return o, nil
+					})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitGone(t, r, crdK)
+			} else if _, err := r.Get(ctx, crdK, "v1", "", testCRDName, rvplan.Plan{Mode: rvplan.Latest}); !apierrors.IsNotFound(err) {
+				t.Fatalf("a CRD whose objects went at once is still there after the DELETE: %v", err)
+			}
+			if r.Lookup("example.com", "widgets") != nil {
+				t.Error("the deleted CRD's kind is still served")
+			}
+
+			// Watchers see Pending, InProgress, (the cleanup finalizer
+			// going), then DELETED carrying the last stored state (as
+			// kube-apiserver's DELETED event carries the CRD with its finalizer).
+			var seen []string
+			for ev := range w.Events() {
+				c := terminating(ev.Object)
+				seen = append(seen, ev.Type+" "+str(c["reason"])+" "+strconv.Itoa(len(finalizersOf(ev.Object))))
+				if ev.Type == Deleted {
+					break
+				}
+			}
+			want := []string{"MODIFIED InstanceDeletionPending 1", "MODIFIED InstanceDeletionInProgress 1", "DELETED InstanceDeletionInProgress 1"}
+			if tc.crdFinalizers != nil {
+				want = []string{"MODIFIED InstanceDeletionPending 2", "MODIFIED InstanceDeletionInProgress 2", "MODIFIED InstanceDeletionInProgress 1",
+					"DELETED InstanceDeletionInProgress 1"}
+			}
+			if !equalStrings(seen, want) {
+				t.Errorf("CRD watch events\n got %q\nwant %q", seen, want)
+			}
+		})
+	}
+}
+
+// A dry-run DELETE changes nothing; a second DELETE keeps the first mark.
+func TestCRDDeletionDryRunAndRepeat(t *testing.T) {
+	ctx := context.Background()
+	r, crdK := crdFixture(t, storage.NewMemory(storage.Options{}), nil, widget("w", "example.com/hold"))
+	res, err := r.Delete(ctx, crdK, "v1", "", testCRDName, DeleteOptions{DryRun: true})
+	if err != nil || !hasFinalizer(res.Object, crdCleanupFinalizer) {
+		t.Fatalf("dry-run DELETE answered %v, %v; want the marked CRD", res, err)
+	}
+	cur, err := r.Get(ctx, crdK, "v1", "", testCRDName, rvplan.Plan{Mode: rvplan.Latest})
+	if err != nil || str(meta(cur)["deletionTimestamp"]) != "" || hasFinalizer(cur, crdCleanupFinalizer) {
+		t.Fatalf("after a dry-run DELETE: %v, %v; want the CRD unchanged", meta(cur), err)
+	}
+	first, err := r.Delete(ctx, crdK, "v1", "", testCRDName, DeleteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.Delete(ctx, crdK, "v1", "", testCRDName, DeleteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta(again.Object)["deletionTimestamp"] != meta(first.Object)["deletionTimestamp"] || len(finalizersOf(again.Object)) != 1 {
+		t.Errorf("second DELETE: %v, want the first mark and one cleanup finalizer", meta(again.Object))
+	}
+}
+
+// A CRD deleted before a restart finishes its cleanup after it.
+func TestCRDDeletionResumesAfterRestart(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory(storage.Options{})
+	t.Cleanup(func() { _ = st.Close() })
+	r1, crdK := crdFixture(t, st, nil, widget("w", "example.com/hold"))
+	if _, err := r1.Delete(ctx, crdK, "v1", "", testCRDName, DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r1.Close()
+
+	r2 := New(Config{Store: st})
+	r2.Register(BuiltinKinds(r2)...)
+	t.Cleanup(r2.Close)
+	if err := r2.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wk := r2.Lookup("example.com", "widgets")
+	if wk == nil {
+		t.Fatal("after a restart the terminating CRD's kind is not served")
+	}
+	if _, err := r2.Mutate(ctx, wk, "v1", "default", "w", WriteOptions{}, func(o Object) (Object, error) {
+		delete(meta(o), "finalizers")
+		return o, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, r2, r2.Lookup(crdGroup, "customresourcedefinitions"))
+	if r2.Lookup("example.com", "widgets") != nil {
+		t.Error("the deleted CRD's kind is still served")
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

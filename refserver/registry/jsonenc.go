@@ -1,0 +1,183 @@
+package registry
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// MarshalJSON gives the bytes json.Marshal gives v, writing JSON-shaped
+// values (maps with string keys, slices, strings, bools, nil, float64 and
+// integers) directly: encoding/json reaches every map entry through
+// reflection, which made encoding stored objects, answers and watch events
+// a large share of every request. Other values, and structures nested
+// deeper than encoding/json starts looking for cycles, are left to
+// json.Marshal, so the output and the errors are always its own.
+func MarshalJSON(v any) ([]byte, error) {
+	b, err := AppendJSON(make([]byte, 0, 512), v)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// AppendJSON appends MarshalJSON's bytes for v to dst.
+func AppendJSON(dst []byte, v any) ([]byte, error) {
+	return appendJSON(dst, v, 0)
+}
+
+// maxJSONDepth hands deeper values to json.Marshal (which detects cycles).
+const maxJSONDepth = 500
+
+// keyPool recycles the slices map keys are sorted in.
+var keyPool = sync.Pool{New: func() any { s := make([]string, 0, 16); return &s }}
+
+func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
+	switch t := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		return strconv.AppendBool(dst, t), nil
+	case string:
+		return appendJSONString(dst, t), nil
+	case int64:
+		return strconv.AppendInt(dst, t, 10), nil
+	case int:
+		return strconv.AppendInt(dst, int64(t), 10), nil
+	case int32:
+		return strconv.AppendInt(dst, int64(t), 10), nil
+	case float64:
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			break // json.Marshal's error
+		}
+		return appendJSONFloat(dst, t), nil
+	case map[string]any:
+		if t == nil {
+			return append(dst, "null"...), nil
+		}
+		if depth > maxJSONDepth {
+			break
+		}
+		kp := keyPool.Get().(*[]string)
+		keys := (*kp)[:0]
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		var err error
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, k)
+			dst = append(dst, ':')
+			if dst, err = appendJSON(dst, t[k], depth+1); err != nil {
+				break
+			}
+		}
+		clear(keys)
+		*kp = keys[:0]
+		keyPool.Put(kp)
+		if err != nil {
+			return dst, err
+		}
+		return append(dst, '}'), nil
+	case []any:
+		if t == nil {
+			return append(dst, "null"...), nil
+		}
+		if depth > maxJSONDepth {
+			break
+		}
+		dst = append(dst, '[')
+		for i, e := range t {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendJSON(dst, e, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	b, err := json.Marshal(v)
+	return append(dst, b...), err
+}
+
+// appendJSONFloat formats f as encoding/json does (ES6 number to string).
+func appendJSONFloat(dst []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 becomes e-9, as encoding/json writes it.
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+const jsonHex = "0123456789abcdef"
+
+// appendJSONString quotes s as encoding/json does with HTML escaping (its
+// default): <, > and & escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', jsonHex[b>>4], jsonHex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,66 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	sigsjson "sigs.k8s.io/json"
+)
+
+// MarshalJSON must give json.Marshal's bytes and errors.
+func TestMarshalJSONIsJSONMarshal(t *testing.T) {
+	deep := any("x")
+	for range maxJSONDepth + 10 {
+		deep = []any{map[string]any{"d": deep}}
+	}
+	cycle := map[string]any{}
+	cycle["self"] = cycle
+	for _, tt := range []struct {
+		name string
+		v    any
+	}{
+		{"object", map[string]any{"b": 1.5, "a": []any{int64(1), 2, int32(3), nil, true, false}, "c": map[string]any{}}},
+		{"escapes", []any{"<a href=\"x\">&amp;</a>", "tab\tnew\nline\rcr\bbs\fff\x00\x1f\x7f", "\\", "\u2028\u2029", "é中文😀"}},
+		{"invalid UTF-8", []any{"a\xffb", "\xc3", "\xed\xa0\x80", map[string]any{"k\xff": 1}}},
+		{"floats", []any{0.0, -0.0, 1e-6, 9.99e-7, 1e20, 1e21, 123456789.125, -1e-300, 5e-324, math.MaxFloat64, 1e-9}},
+		{"integers", []any{int64(math.MinInt64), int64(math.MaxInt64), -1, 0}},
+		{"typed nils", map[string]any{"m": map[string]any(nil), "l": []any(nil)}},
+		{"other types", map[string]any{"bytes": []byte("hi"), "strs": []string{"a"}, "num": json.Number("12"), "u": uint64(7), "f32": float32(0.1), "s": struct{ A int }{1}}},
+		{"deep", deep},
+		{"NaN", map[string]any{"x": math.NaN()}},
+		{"Inf", []any{math.Inf(-1)}},
+		{"cycle", cycle},
+		{"unsupported", map[string]any{"c": make(chan int)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want, wantErr := json.Marshal(tt.v)
+			got, err := MarshalJSON(tt.v)
+			if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
+				t.Errorf("MarshalJSON %s, %v\njson.Marshal %s, %v", got, err, want, wantErr)
+			}
+		})
+	}
+}
+
+// FuzzMarshalJSON: any JSON document, decoded with float64 or int64
+// numbers, encodes as json.Marshal encodes it.
+func FuzzMarshalJSON(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[1.5,"x<>&",null,true],"c":{"\u2028":"\ud800"}}`, `[1e21,1e-7,-0,123456789012345678901234]`, `"\u0000\u001f\"\\"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var plain, ints any
+		if json.Unmarshal(data, &plain) != nil || sigsjson.UnmarshalCaseSensitivePreserveInts(data, &ints) != nil {
+			return
+		}
+		for _, v := range []any{plain, ints, map[string]any{string(data): string(data)}} {
+			want, wantErr := json.Marshal(v)
+			got, err := MarshalJSON(v)
+			if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
+				t.Fatalf("%q: MarshalJSON %s, %v; json.Marshal %s, %v", data, got, err, want, wantErr)
+			}
+		}
+	})
+}

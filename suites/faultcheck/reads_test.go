@@ -1,0 +1,4 @@
+package faultcheck_test
+
+// readsMustFail: the resourceVersion and paging areas' rows of mustFail.
+var readsMustFail = map[string][]string{}
