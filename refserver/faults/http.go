@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -32,6 +33,9 @@ func (s Set) Wrap(next http.Handler) http.Handler {
 type middleware struct {
 	set  Set
 	next http.Handler
+	// clearedDeletions holds the uids whose deletionTimestamp a client unset
+	// under deletion-timestamp-clearable: later answers leave it out.
+	clearedDeletions sync.Map
 }
 
 // call is what the middleware knows of one API request.
@@ -96,7 +100,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = m.rewriteWritesRequest(r, &c)
 	r = m.rewriteStreamsRequest(r, &c)
 	if c.watch {
-		m.clientsWatch(w, r, c) // serveWatch, through clients.go's stream faults
+		m.streamsWatch(w, r, c) // clientsWatch then serveWatch, through streams.go and clients.go stream faults
 		return
 	}
 	if !m.rewritesResponse(r, c) && !m.resourcesRewriteResponse(r, c) && !m.clientsRewriteResponse(r, c) &&

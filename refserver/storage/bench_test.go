@@ -1,12 +1,15 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 var benchValue = []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","namespace":"default"},"data":{"k":"v"}}`)
@@ -178,5 +181,42 @@ func BenchmarkList1kPage500Bolt(b *testing.B) {
 		if err != nil || len(res.Items) != 500 {
 			b.Fatalf("%d items, %v", len(res.Items), err)
 		}
+	}
+}
+
+// BenchmarkOpenBolt20k opens (check, load, index) a file of 20,000 keys
+// with 1 KiB values, written in one transaction; issue #17's start-up goal
+// is about 100,000 (make robustness-scale measures that through the server).
+func BenchmarkOpenBolt20k(b *testing.B) {
+	const n = 20_000
+	path := filepath.Join(b.TempDir(), "store.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	value := bytes.Repeat([]byte("v"), 1<<10)
+	err = db.Update(func(tx *bolt.Tx) error {
+		revs, _ := tx.CreateBucket(bucketRevisions)
+		meta, _ := tx.CreateBucket(bucketMeta)
+		revs.FillPercent = 1
+		for i := 1; i <= n; i++ {
+			e := logEntry{ev: Event{Type: EventPut, Key: benchKey((i * 7919) % n), Value: value, Revision: int64(i)}, createRev: int64(i)}
+			if err := revs.Put(revKey(int64(i)), encodeRecord(&e)); err != nil {
+				return err
+			}
+		}
+		return meta.Put(metaCurrent, revKey(n))
+	})
+	db.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := OpenBolt(path, Options{HistoryWindow: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -79,6 +80,7 @@ func OpenBolt(path string, opts Options) (*MVCCStore, error) {
 // reported as damage instead of crashing the process.
 func (s *MVCCStore) loadChecked(path string, size int64) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer pauseGC()()
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("%w: reading it failed: %v", ErrDamaged, v)
@@ -96,15 +98,18 @@ func (s *MVCCStore) loadChecked(path string, size int64) (err error) {
 		if tx.Size() > size {
 			return fmt.Errorf("%w: the file is %d bytes but its pages need %d (truncated)", ErrDamaged, size, tx.Size())
 		}
-		legacy, err := s.loadTx(tx)
+		sc, err := scanTx(tx)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrDamaged, err)
 		}
-		s.legacy = legacy
-		// bbolt's check walks every page from another goroutine; the load
-		// above has already read every page it reaches from ours.
+		// bbolt's check walks every page from another goroutine, which a
+		// fault would crash: the scan above has already read every page it
+		// reaches from ours. It runs while the index is built from the
+		// scan, which reads nothing from the file.
+		checked := tx.Check()
+		err = s.build(sc)
 		var first error
-		for e := range tx.Check() {
+		for e := range checked {
 			if first == nil {
 				first = e
 			}
@@ -112,8 +117,40 @@ func (s *MVCCStore) loadChecked(path string, size int64) (err error) {
 		if first != nil {
 			return fmt.Errorf("%w: %v", ErrDamaged, first)
 		}
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrDamaged, err)
+		}
+		s.legacy = sc.legacy
 		return nil
 	})
+}
+
+// gcPause counts the loads running: the first pauses the collector, the
+// last resumes it with the setting it found, so loads that overlap (tests
+// opening stores in parallel) cannot leave it off.
+var gcPause struct {
+	sync.Mutex
+	loads, percent int
+}
+
+// pauseGC stops garbage collection until the returned function is called.
+// A load allocates what the store keeps (keys, index, log) and little
+// else, so collecting while it runs would only mark the growing heap again
+// and again.
+func pauseGC() (resume func()) {
+	gcPause.Lock()
+	defer gcPause.Unlock()
+	if gcPause.loads == 0 {
+		gcPause.percent = debug.SetGCPercent(-1)
+	}
+	gcPause.loads++
+	return func() {
+		gcPause.Lock()
+		defer gcPause.Unlock()
+		if gcPause.loads--; gcPause.loads == 0 {
+			debug.SetGCPercent(gcPause.percent)
+		}
+	}
 }
 
 // prepareFile makes a validated (or new) file ready for writes: it creates

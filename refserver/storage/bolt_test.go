@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -123,5 +124,106 @@ func TestRecordEncoding(t *testing.T) {
 		if _, err := decodeRecord(1, bad); err == nil {
 			t.Errorf("decodeRecord(%q) accepted", bad)
 		}
+	}
+}
+
+// TestPauseGCOverlapping: loads that overlap leave the collector paused
+// until the last ends, and then as they found it.
+func TestPauseGCOverlapping(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(77))
+	current := func() int {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p
+	}
+	first := pauseGC()
+	second := pauseGC()
+	for _, step := range []struct {
+		name   string
+		resume func()
+		want   int
+	}{
+		{"first load ends", first, -1},
+		{"last load ends", second, 77},
+	} {
+		step.resume()
+		if got := current(); got != step.want {
+			t.Errorf("%s: GC percent %d, want %d", step.name, got, step.want)
+		}
+	}
+}
+
+// TestLoadChecksHistory: a file whose records and meta revisions do not
+// make one whole history is refused; a whole one opens.
+func TestLoadChecksHistory(t *testing.T) {
+	type rec struct {
+		rev int64
+		key string
+		del bool
+	}
+	tests := []struct {
+		name               string
+		recs               []rec
+		current, compacted int64
+		ok                 bool
+	}{
+		{"whole", []rec{{1, "a", false}, {2, "b", false}, {3, "a", true}}, 3, 0, true},
+		{"compacted values then history", []rec{{2, "a", false}, {4, "b", false}, {5, "a", false}}, 5, 4, true},
+		{"empty history after compaction", []rec{{2, "a", false}}, 6, 6, true},
+		{"gap", []rec{{1, "a", false}, {3, "b", false}}, 3, 0, false},
+		{"history ends early", []rec{{1, "a", false}, {2, "b", false}}, 3, 0, false},
+		{"no records", nil, 2, 0, false},
+		{"record beyond current", []rec{{1, "a", false}, {2, "b", false}}, 1, 0, false},
+		{"deletion of an absent key", []rec{{1, "a", false}, {2, "b", true}}, 2, 0, false},
+		{"two compacted values of a key", []rec{{1, "a", false}, {2, "a", false}}, 2, 2, false},
+		{"compacted tombstone", []rec{{1, "a", false}, {2, "a", true}}, 2, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "store.db")
+			db, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.Update(func(tx *bolt.Tx) error {
+				revs, _ := tx.CreateBucket(bucketRevisions)
+				meta, _ := tx.CreateBucket(bucketMeta)
+				for _, r := range tt.recs {
+					e := logEntry{ev: Event{Type: EventPut, Key: r.key, Value: []byte("v"), Revision: r.rev}, createRev: r.rev}
+					if r.del {
+						e.ev.Type, e.ev.Value = EventDelete, nil
+					}
+					if err := revs.Put(revKey(r.rev), encodeRecord(&e)); err != nil {
+						return err
+					}
+				}
+				if err := meta.Put(metaCompacted, revKey(tt.compacted)); err != nil {
+					return err
+				}
+				return meta.Put(metaCurrent, revKey(tt.current))
+			})
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := OpenBolt(path, Options{HistoryWindow: -1})
+			if tt.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				if got := s.CurrentRevision(); got != tt.current {
+					t.Errorf("current revision %d, want %d", got, tt.current)
+				}
+				return
+			}
+			if err == nil {
+				s.Close()
+				t.Fatal("opened without error")
+			}
+			if !errors.Is(err, ErrDamaged) {
+				t.Errorf("error %v, want ErrDamaged", err)
+			}
+		})
 	}
 }

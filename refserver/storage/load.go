@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,60 +12,111 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// loadTx rebuilds the index and the revision log from the file and
-// returns the revisions still in the format without checksums. Every
-// error it returns means the file cannot be trusted. It reads each
-// record's header only: the values stay in the file, and each is checked
-// against its checksum when it is read.
-func (s *MVCCStore) loadTx(tx *bolt.Tx) (legacy []int64, err error) {
+// scan is what loadChecked reads from the file: every record's header, in
+// revision order, and the meta revisions.
+type scan struct {
+	recs               []loadedRecord
+	current, compacted int64
+	legacy             []int64 // revisions still in the format without checksums
+}
+
+// scanTx reads the meta revisions and every record's header from the file
+// and checks that the history after the compacted revision is whole. Every
+// error it returns means the file cannot be trusted. The values stay in the
+// file, and each is checked against its checksum when it is read.
+func scanTx(tx *bolt.Tx) (sc scan, err error) {
 	meta, revs := tx.Bucket(bucketMeta), tx.Bucket(bucketRevisions)
 	if meta == nil && revs == nil {
-		return nil, nil // created, never written: an empty store
+		return sc, nil // created, never written: an empty store
 	}
 	if meta == nil || revs == nil {
-		return nil, errors.New("a bucket is missing")
+		return sc, errors.New("a bucket is missing")
 	}
 	current, compacted := metaRev(meta, metaCurrent), metaRev(meta, metaCompacted)
 	if current < 0 || compacted < 0 || compacted > current {
-		return nil, fmt.Errorf("bad meta: current %d, compacted %d", current, compacted)
+		return sc, fmt.Errorf("bad meta: current %d, compacted %d", current, compacted)
 	}
-	s.compacted = compacted
-	// The log will hold current-compacted entries and there are at most
-	// current records (one per revision); a record takes at least 32 bytes
-	// of the file, which bounds what a damaged meta may make us allocate.
-	s.log = make([]logEntry, 0, min(current-compacted, tx.Size()/32))
-	// Keys arrive in revision order, that is in no key order: they are
-	// gathered in a map and the index is built once, from them sorted,
-	// instead of inserting each into the treap (buildIndex).
-	nodes := make(map[string]*treapNode, min(current, tx.Size()/32))
+	sc.current, sc.compacted = current, compacted
+	// There are at most current records (one per revision) and a record
+	// takes at least 32 bytes of the file, which bounds what a damaged meta
+	// may make us allocate.
+	recs := make([]loadedRecord, 0, min(current, tx.Size()/32))
 	c := revs.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if len(k) != 8 {
-			return nil, fmt.Errorf("bad revision key %x", k)
+			return sc, fmt.Errorf("bad revision key %x", k)
 		}
 		rev := int64(binary.BigEndian.Uint64(k))
 		r, err := decodeHeader(rev, v)
 		if err != nil {
-			return nil, fmt.Errorf("revision %d: %w", rev, err)
+			return sc, fmt.Errorf("revision %d: %w", rev, err)
+		}
+		if rev > current || rev <= 0 {
+			return sc, fmt.Errorf("revision %d: outside (0, %d]", rev, current)
+		}
+		// Revision keys come sorted and unique, so the history after the
+		// compacted revision is whole when each one follows the last.
+		if last := compacted; rev > compacted {
+			if len(recs) > 0 {
+				last = max(last, recs[len(recs)-1].rev)
+			}
+			if rev != last+1 {
+				return sc, fmt.Errorf("revision %d: history gap: expected revision %d", rev, last+1)
+			}
 		}
 		if r.legacy {
-			legacy = append(legacy, rev)
+			sc.legacy = append(sc.legacy, rev)
 		}
-		n := nodes[r.key]
-		if n == nil {
-			n = &treapNode{keyEntry: keyEntry{key: r.key}}
-			nodes[r.key] = n
-		}
-		if err := s.loadRecord(n, rev, r, current); err != nil {
-			return nil, fmt.Errorf("revision %d: %w", rev, err)
-		}
+		recs = append(recs, loadedRecord{key: r.key, rev: rev, createRev: r.createRev, at: r.at, deleted: r.kind == recordDelete})
 	}
-	if got := s.compacted + int64(len(s.log)); got != current {
-		return nil, fmt.Errorf("history ends at revision %d, current is %d", got, current)
+	if len(recs) == 0 && current > compacted || len(recs) > 0 && max(compacted, recs[len(recs)-1].rev) != current {
+		return sc, fmt.Errorf("history ends before the current revision %d", current)
 	}
-	s.rev = current
+	sc.recs = recs
+	return sc, nil
+}
+
+// build rebuilds the index and the revision log from a scan; it reads
+// nothing from the file. An error means the file cannot be trusted.
+func (s *MVCCStore) build(sc scan) error {
+	recs := sc.recs
+	// Keys arrive in revision order, that is in no key order. Sorting the
+	// records by key (then revision) groups each key's versions oldest
+	// first and yields the keys in index order, with no map and no second
+	// sort (buildIndex).
+	slices.SortFunc(recs, func(a, b loadedRecord) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.rev, b.rev)
+	})
+	s.compacted, s.rev = sc.compacted, sc.current
+	s.log = make([]logEntry, sc.current-sc.compacted) // scanTx found exactly these revisions
+	var nodes []*treapNode
+	for i := 0; i < len(recs); {
+		j := i + 1
+		for j < len(recs) && recs[j].key == recs[i].key {
+			j++
+		}
+		n := &treapNode{keyEntry: keyEntry{key: recs[i].key, versions: make([]version, 0, j-i)}}
+		for _, r := range recs[i:j] {
+			if err := s.loadRecord(n, r); err != nil {
+				return fmt.Errorf("revision %d: %w", r.rev, err)
+			}
+		}
+		nodes = append(nodes, n)
+		i = j
+	}
 	s.index = buildIndex(nodes)
-	return legacy, nil
+	return nil
+}
+
+// loadedRecord is a record's header as scanTx gathers it.
+type loadedRecord struct {
+	key            string
+	rev, createRev int64
+	at             int64
+	deleted        bool
 }
 
 func metaRev(b *bolt.Bucket, key []byte) int64 {
@@ -75,26 +127,21 @@ func metaRev(b *bolt.Bucket, key []byte) int64 {
 	return int64(binary.BigEndian.Uint64(v))
 }
 
-// loadRecord adds the record at rev to key node n and to the log.
-func (s *MVCCStore) loadRecord(n *treapNode, rev int64, r record, current int64) error {
-	if rev > current || rev <= 0 {
-		return fmt.Errorf("outside (0, %d]", current)
-	}
+// loadRecord adds record r, the next version of key node n, to n and to
+// its place in the log.
+func (s *MVCCStore) loadRecord(n *treapNode, r loadedRecord) error {
 	wasLive := n.liveNow()
-	v := version{modRev: rev, createRev: r.createRev, deleted: r.kind == recordDelete} // the value stays in the file
-	if rev <= s.compacted {
+	v := version{modRev: r.rev, createRev: r.createRev, deleted: r.deleted} // the value stays in the file
+	if r.rev <= s.compacted {
 		// A key's value as of the compacted revision: one per key, never a tombstone.
 		if v.deleted || len(n.versions) > 0 {
 			return errCorrupt
 		}
 	} else {
-		if want := s.compacted + int64(len(s.log)) + 1; rev != want {
-			return fmt.Errorf("history gap: expected revision %d", want)
-		}
-		ev := Event{Type: EventPut, Key: r.key, Revision: rev, IsCreate: !wasLive}
+		ev := Event{Type: EventPut, Key: n.key, Revision: r.rev, IsCreate: !wasLive}
 		if v.deleted {
 			if !wasLive {
-				return fmt.Errorf("deletion of absent key %q", r.key)
+				return fmt.Errorf("deletion of absent key %q", n.key)
 			}
 			ev.Type, ev.IsCreate = EventDelete, false
 		}
@@ -102,22 +149,17 @@ func (s *MVCCStore) loadRecord(n *treapNode, rev int64, r record, current int64)
 		if wasLive {
 			e.prevRev = n.versions[len(n.versions)-1].modRev
 		}
-		s.log = append(s.log, e)
+		s.log[r.rev-s.compacted-1] = e
 	}
 	n.versions = append(n.versions, v)
 	return nil
 }
 
-// buildIndex makes the treap of nodes in O(n) after sorting them: with
-// keys in order, a stack builds the tree whose priorities (drawn here) are
+// buildIndex makes the treap of nodes, sorted by key, in O(n): with keys
+// in order, a stack builds the tree whose priorities (drawn here) are
 // heap-ordered, the treap that inserting them one by one would give; the
 // live counts are then summed bottom-up.
-func buildIndex(nodes map[string]*treapNode) keyIndex {
-	sorted := make([]*treapNode, 0, len(nodes))
-	for _, n := range nodes {
-		sorted = append(sorted, n)
-	}
-	slices.SortFunc(sorted, func(a, b *treapNode) int { return strings.Compare(a.key, b.key) })
+func buildIndex(sorted []*treapNode) keyIndex {
 	var stack []*treapNode // the rightmost path, priorities falling
 	for _, n := range sorted {
 		n.prio = rand.Uint64()

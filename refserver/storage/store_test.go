@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -440,7 +442,7 @@ func TestClosedStore(t *testing.T) {
 	}
 }
 
-// TestBuildIndex: the index built at load from keys in any order is a
+// TestBuildIndex: the index built at load from sorted keys is a
 // treap (keys in order, priorities heap-ordered) with right live counts.
 func TestBuildIndex(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 100, 1000} {
@@ -453,7 +455,8 @@ func TestBuildIndex(t *testing.T) {
 			}
 			nodes[key] = node
 		}
-		ix := buildIndex(nodes)
+		sorted := slices.SortedFunc(maps.Values(nodes), func(a, b *treapNode) int { return strings.Compare(a.key, b.key) })
+		ix := buildIndex(sorted)
 		var keys []string
 		var check func(nd *treapNode) int
 		check = func(nd *treapNode) int {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 )
@@ -43,14 +44,15 @@ const labelPrefix = "req:"
 
 var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
 
-// catalogue is the parsed data; built once at init.
+// catalogue is the parsed data; built once, on first use (cat), so that
+// commands that never read it (apiconform serve) do not pay for the parse.
 type catalogue struct {
 	reqs   []Requirement // sorted by area, then ID
 	byID   map[string]int
 	tables []Table
 }
 
-var loaded = mustLoad(dataFS)
+var cat = sync.OnceValue(func() *catalogue { return mustLoad(dataFS) })
 
 func mustLoad(fsys fs.FS) *catalogue {
 	c, err := load(fsys)
@@ -115,8 +117,9 @@ func load(fsys fs.FS) (*catalogue, error) {
 
 // All returns every requirement, sorted by area then ID.
 func All() []Requirement {
-	out := make([]Requirement, len(loaded.reqs))
-	for i, r := range loaded.reqs {
+	reqs := cat().reqs
+	out := make([]Requirement, len(reqs))
+	for i, r := range reqs {
 		out[i] = r.clone()
 	}
 	return out
@@ -124,17 +127,18 @@ func All() []Requirement {
 
 // ByID returns the requirement with the given ID.
 func ByID(id string) (Requirement, bool) {
-	i, ok := loaded.byID[id]
+	c := cat()
+	i, ok := c.byID[id]
 	if !ok {
 		return Requirement{}, false
 	}
-	return loaded.reqs[i].clone(), true
+	return c.reqs[i].clone(), true
 }
 
 // Areas returns the areas that have at least one requirement, sorted.
 func Areas() []string {
 	var out []string
-	for _, r := range loaded.reqs {
+	for _, r := range cat().reqs {
 		if len(out) == 0 || out[len(out)-1] != r.Area {
 			out = append(out, r.Area)
 		}
@@ -156,8 +160,9 @@ func IDFromLabel(label string) (string, bool) {
 
 // Tables returns the documented tables (get, list, watch).
 func Tables() []Table {
-	out := make([]Table, len(loaded.tables))
-	for i, t := range loaded.tables {
+	tables := cat().tables
+	out := make([]Table, len(tables))
+	for i, t := range tables {
 		out[i] = t.clone()
 	}
 	return out
@@ -165,7 +170,7 @@ func Tables() []Table {
 
 // TableByID returns the documented table with the given ID.
 func TableByID(id string) (Table, bool) {
-	for _, t := range loaded.tables {
+	for _, t := range cat().tables {
 		if t.ID == id {
 			return t.clone(), true
 		}
@@ -176,7 +181,7 @@ func TableByID(id string) (Table, bool) {
 // CellFor returns the documented table cell describing query q (matched on
 // every Query field), e.g. for a server deciding how to serve a request.
 func CellFor(q Query) (Cell, bool) {
-	for _, t := range loaded.tables {
+	for _, t := range cat().tables {
 		for _, row := range t.Rows {
 			for _, c := range row.Cells {
 				if c.Query == q {
@@ -191,7 +196,7 @@ func CellFor(q Query) (Cell, bool) {
 // Validate checks the loaded catalogue: unique well-formed IDs, known levels,
 // areas and source documents, complete deviations, and tables whose cells
 // name existing requirements with a well-formed query and outcome.
-func Validate() error { return loaded.validate() }
+func Validate() error { return cat().validate() }
 
 func (c *catalogue) validate() error {
 	var errs []error

@@ -174,6 +174,23 @@ func TestTableCoversEveryFault(t *testing.T) {
 	}
 }
 
+// TestEveryRequirementCanFail keeps the mutation score whole: every
+// requirement a spec can check is failed by at least one deviation, so no
+// spec is left that could pass whatever the server does.
+func TestEveryRequirementCanFail(t *testing.T) {
+	proven := map[string]bool{}
+	for _, ids := range mustFail {
+		for _, id := range ids {
+			proven[id] = true
+		}
+	}
+	for _, r := range catalog.All() {
+		if r.Untestable == "" && !proven[r.ID] {
+			t.Errorf("requirement %s (%s) is in no mustFail row: add a deviation its specs catch", r.ID, r.Title)
+		}
+	}
+}
+
 // TestFaultsFailTheirSpecs runs, each in its own child process against a
 // fresh embedded reference server, the specs of every fault once with no
 // fault (the control) and once with that fault on.

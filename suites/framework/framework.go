@@ -206,6 +206,19 @@ func ExpectStatus(r *Response, code int, reason string) {
 	}
 }
 
+// ExpectGone asserts that r is a 410 Status whose reason is the document's
+// "Gone" or kube-apiserver's "Expired" (catalogued as a deviation).
+func ExpectGone(r *Response) {
+	ginkgo.GinkgoHelper()
+	reason := "Gone"
+	if r.Str("reason") == "Expired" {
+		reason = "Expired"
+	}
+	if v := statusVerdict(r, http.StatusGone, reason); v != "" {
+		fail(r, v, r.String())
+	}
+}
+
 // ExpectCode asserts that r answered one of codes.
 func ExpectCode(r *Response, codes ...int) {
 	ginkgo.GinkgoHelper()
