@@ -42,7 +42,9 @@ FUZZTIME ?= 20s
 FUZZ_TARGETS = ./refserver/apiserver:FuzzDecodeRequest ./refserver/apiserver:FuzzPatch \
                ./refserver/fieldcheck:FuzzDecode ./refserver/rvplan:FuzzDecodeContinue \
                ./refserver/storage:FuzzDecodeRecord \
-               ./refserver/registry:FuzzMarshalJSON ./refserver/registry:FuzzSameJSON ./refserver/apply:FuzzJSONCopy
+               ./refserver/registry:FuzzMarshalJSON ./refserver/registry:FuzzSameJSON ./refserver/apply:FuzzJSONCopy \
+               ./refserver/fieldcheck:FuzzTypeMeta ./refserver/fieldcheck:FuzzDecodeApplyOnePass \
+               ./refserver/apiserver:FuzzProtobufBody ./refserver/apiserver:FuzzAccept ./spec/openapi:FuzzLoadBytes
 
 fuzz: ## run each fuzz target for FUZZTIME (default 20s)
 	@set -e; for t in $(FUZZ_TARGETS); do \

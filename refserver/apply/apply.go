@@ -241,8 +241,16 @@ func (h hooks) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (r
 	if !ok {
 		return nil, fmt.Errorf("apply: cannot convert %T", in)
 	}
+	target, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{u.GroupVersionKind()})
+	if (!ok || target == u.GroupVersionKind()) && h.m.Default == nil {
+		// Nothing to relabel, so no copy: the FieldManager only reads what
+		// it converts, except the object an apply produced, which it
+		// defaults (a copy keeps Default off what that shares with live
+		// and the patch).
+		return u, nil
+	}
 	out := u.DeepCopy()
-	if target, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{u.GroupVersionKind()}); ok {
+	if ok {
 		out.SetGroupVersionKind(target)
 	}
 	return out, nil

@@ -21,3 +21,14 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecodeApply: an apply body as loadgen sends it (JSON is YAML).
+func BenchmarkDecodeApply(b *testing.B) {
+	body := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-00001","labels":{"shard":"1"}},"data":{"applied":"1"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := DecodeApply(body, Warn); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -194,6 +194,17 @@ func (d Decoder) DecodePatched(pt PatchType, patch, patched []byte, level Level)
 // unknown fields of an apply body when it builds the typed patch (see package
 // apply). Bad YAML and, under Strict, duplicates are 400s.
 func DecodeApply(body []byte, level Level) (map[string]any, []string, error) {
+	// One strict pass answers a body without duplicates (most of them); the
+	// lenient passes below give the errors and warnings of the others.
+	if j, err := yaml.YAMLToJSONStrict(body); err == nil {
+		var obj map[string]any
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &obj); err == nil {
+			if obj == nil {
+				obj = map[string]any{}
+			}
+			return obj, nil, nil
+		}
+	}
 	var probe map[string]any
 	if err := yaml.Unmarshal(body, &probe); err != nil {
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))

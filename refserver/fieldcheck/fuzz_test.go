@@ -2,8 +2,13 @@ package fieldcheck
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 )
 
 // FuzzDecode checks, for any body, that the levels agree with each other and
@@ -51,6 +56,81 @@ func FuzzDecode(f *testing.F) {
 			}
 			if _, w, err := d.Decode(clean, JSON, Strict); err != nil {
 				t.Fatalf("decoded object %s fails again: %v (%q)", clean, err, w)
+			}
+		}
+	})
+}
+
+// FuzzTypeMeta checks that the apiVersion and kind parse takes from the
+// decoded body are what kube-apiserver's typed first read gives, whenever it
+// takes them.
+func FuzzTypeMeta(f *testing.F) {
+	for _, seed := range []string{
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"managedFields":[{"apiVersion":"v1"}]}}`,
+		`{"kind":5,"kind":"ConfigMap"}`, `{"\u006bind":5,"kind":"X"}`, `{"a":"kind","kind":null}`,
+		`{"a":["kind",{"kind":1}],"apiVersion":"v1","b":"\"kind\""}`, `[{"kind":1},"kind"]`, `null`, `{"kind":{}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var obj map[string]any
+		if sigsjson.UnmarshalCaseSensitivePreserveInts(data, &obj) != nil {
+			return
+		}
+		got, ok := typeMeta(data, obj)
+		if !ok {
+			return
+		}
+		var want typeMetaJSON
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &want); err != nil || got != want {
+			t.Fatalf("%s: took %+v, the typed read gives %+v (%v)", data, got, want, err)
+		}
+	})
+}
+
+// FuzzDecodeApplyOnePass checks DecodeApply's one strict pass against the
+// three passes it saves (lenient probe, conversion, strict check): same
+// object, warnings and error at every level.
+func FuzzDecodeApplyOnePass(f *testing.F) {
+	for _, seed := range []string{
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  a: b\n",
+		"data:\n  a: b\ndata:\n  c: d\n", "data: [1", "- 1\n- 2\n", "x: 1.0\ny: yes\nz: 0x10\n", `{"a":1,"a":2}`, `null`, ``, `"s"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	threePasses := func(body []byte, level Level) (map[string]any, []string, error) {
+		var probe map[string]any
+		if err := yaml.Unmarshal(body, &probe); err != nil {
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+		}
+		j, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+		}
+		var warnings []string
+		if serr := yaml.UnmarshalStrict(body, &probe); serr != nil {
+			switch level {
+			case Strict:
+				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", serr))
+			case Warn:
+				warnings = splitIssue(trimYAMLPrefix(serr))
+			}
+		}
+		var obj map[string]any
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &obj); err != nil {
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+		}
+		if obj == nil {
+			obj = map[string]any{}
+		}
+		return obj, warnings, nil
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, level := range []Level{Ignore, Warn, Strict} {
+			obj, w, err := DecodeApply(body, level)
+			wantObj, wantW, wantErr := threePasses(body, level)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(w, wantW) || !reflect.DeepEqual(obj, wantObj) {
+				t.Fatalf("%q at %v: %v %q %v, three passes give %v %q %v", body, level, obj, w, err, wantObj, wantW, wantErr)
 			}
 		}
 	})

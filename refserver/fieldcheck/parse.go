@@ -18,16 +18,20 @@ import (
 // unrecognized, and a missing apiVersion is left for the caller's version
 // check ("the API version in the data () does not match ...").
 func (d Decoder) parse(data, original []byte) (map[string]any, head, error) {
-	var h struct {
-		APIVersion string `json:"apiVersion,omitempty"`
-		Kind       string `json:"kind,omitempty"`
-	}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &h); err != nil {
-		return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
-	}
 	var obj map[string]any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &obj); err != nil {
-		return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
+	err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &obj)
+	h, ok := typeMeta(data, obj)
+	if err != nil || !ok {
+		// The body is not an object with string apiVersion and kind: the
+		// typed read's error comes first, as kube-apiserver reports it.
+		var typed typeMetaJSON
+		if terr := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &typed); terr != nil {
+			return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+terr.Error(), original)
+		}
+		if err != nil {
+			return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
+		}
+		h = typed
 	}
 	if d.Schema.custom && (obj == nil || h.Kind == "") {
 		return nil, head{}, d.unrecognized(fmt.Sprintf("Object 'Kind' is missing in '%s'", original), original)
@@ -54,6 +58,75 @@ func (d Decoder) parse(data, original []byte) (map[string]any, head, error) {
 		return nil, head{}, apierrors.NewBadRequest(out.prefix + fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", kind, h.APIVersion))
 	}
 	return obj, out, nil
+}
+
+// typeMetaJSON is the apiVersion and kind of a body read as kube-apiserver's
+// first pass reads them: an unnamed struct, as its errors name it.
+type typeMetaJSON = struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+}
+
+// typeMeta takes apiVersion and kind from the decoded body, saving a second
+// parse. ok is false when the typed read could answer otherwise: either is
+// there but not a string or null (the typed read's error), or the body may
+// name one of them twice (the typed read reports a wrong type in any copy).
+func typeMeta(data []byte, obj map[string]any) (typeMetaJSON, bool) {
+	if !typeMetaKeysOnce(data) {
+		return typeMetaJSON{}, false
+	}
+	apiVersion, ok1 := stringOrNull(obj["apiVersion"])
+	kind, ok2 := stringOrNull(obj["kind"])
+	return typeMetaJSON{APIVersion: apiVersion, Kind: kind}, ok1 && ok2
+}
+
+// typeMetaKeysOnce scans the keys of data's top-level object (data is
+// valid JSON) and reports whether apiVersion and kind each occur at most
+// once. A top-level key with an escape (\u006bind is kind) answers false.
+func typeMetaKeysOnce(data []byte) bool {
+	var apiVersion, kind int
+	depth, key := 0, false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '{', '[':
+			depth++
+			key = depth == 1 && c == '{'
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 1
+		case '"':
+			start, escaped := i+1, false
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					escaped = true
+					i++
+				}
+			}
+			if !key {
+				continue
+			}
+			key = false
+			if escaped {
+				return false
+			}
+			switch string(data[start:min(i, len(data))]) {
+			case "apiVersion":
+				apiVersion++
+			case "kind":
+				kind++
+			}
+		}
+	}
+	return apiVersion <= 1 && kind <= 1
+}
+
+func stringOrNull(v any) (string, bool) {
+	if v == nil {
+		return "", true
+	}
+	s, ok := v.(string)
+	return s, ok
 }
 
 // head is what parse read of a body's apiVersion and kind.

@@ -191,10 +191,13 @@ func (r *Registry) syncCRD(obj, old Object) {
 		}
 		return
 	}
-	if str(meta(obj)["deletionTimestamp"]) != "" {
-		// A terminating CRD keeps serving its kind, unchanged, until it is gone.
+	terminating := str(meta(obj)["deletionTimestamp"]) != ""
+	if terminating {
+		// A terminating CRD keeps serving its kind, unchanged, until it is
+		// gone, but refuses new objects (kube-apiserver: 403 Forbidden).
 		spec := mapOf(obj["spec"])
-		if r.Lookup(str(spec["group"]), str(mapOf(spec["names"])["plural"])) != nil {
+		if k := r.Lookup(str(spec["group"]), str(mapOf(spec["names"])["plural"])); k != nil {
+			k.createRefused.Store(&createWhileTerminating)
 			return
 		}
 	}
@@ -202,8 +205,15 @@ func (r *Registry) syncCRD(obj, old Object) {
 	if err != nil {
 		return
 	}
+	if terminating {
+		k.createRefused.Store(&createWhileTerminating)
+	}
 	r.Register(k)
 }
+
+// createWhileTerminating is kube-apiserver's reason for refusing a create of
+// a custom resource whose CRD is being deleted.
+var createWhileTerminating = "create not allowed while custom resource definition is terminating"
 
 // dropAll removes every stored object of k.
 func (r *Registry) dropAll(k *Kind) {

@@ -276,3 +276,48 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestCRDTerminatingRefusesCreate: while a CRD is being deleted its kind is
+// still served, but a create answers kube-apiserver's 403; reads go on.
+func TestCRDTerminatingRefusesCreate(t *testing.T) {
+	ctx := context.Background()
+	r, crdK := crdFixture(t, storage.NewMemory(storage.Options{}), nil, widget("held", "example.com/hold"))
+	wk := r.Lookup("example.com", "widgets")
+	if _, err := r.Create(ctx, wk, "v1", "default", widget("before"), WriteOptions{}); err != nil {
+		t.Fatalf("create before the DELETE: %v", err)
+	}
+	if _, err := r.Delete(ctx, crdK, "v1", "", testCRDName, DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.Create(ctx, wk, "v1", "default", widget("new"), WriteOptions{})
+	const want = `widgets.example.com "new" is forbidden: create not allowed while custom resource definition is terminating`
+	if !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Fatalf("create while terminating: %v, want 403 %q", err, want)
+	}
+	if _, err := r.Get(ctx, wk, "v1", "default", "held", rvplan.Plan{Mode: rvplan.Latest}); err != nil {
+		t.Errorf("the held widget is no longer readable: %v", err)
+	}
+}
+
+// TestDeletionMarkGeneration: marking a custom resource deleted moves its
+// generation on; the CRD's own DELETE (an update of its metadata) does not
+// (both observed on kube-apiserver v1.36.3).
+func TestDeletionMarkGeneration(t *testing.T) {
+	ctx := context.Background()
+	r, crdK := crdFixture(t, storage.NewMemory(storage.Options{}), nil, widget("held", "example.com/hold"))
+	wk := r.Lookup("example.com", "widgets")
+	res, err := r.Delete(ctx, wk, "v1", "default", "held", DeleteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := toInt(meta(res.Object)["generation"]); g != 2 {
+		t.Errorf("custom resource marked deleted has generation %d, want 2", g)
+	}
+	res, err = r.Delete(ctx, crdK, "v1", "", testCRDName, DeleteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := toInt(meta(res.Object)["generation"]); g != 1 {
+		t.Errorf("CRD marked deleted has generation %d, want 1", g)
+	}
+}

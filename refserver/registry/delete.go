@@ -48,6 +48,11 @@ func (r *Registry) Delete(ctx context.Context, k *Kind, version, ns, name string
 			m["deletionGracePeriodSeconds"] = int64(0)
 			if k.MarkDeleted != nil {
 				k.MarkDeleted(obj)
+			} else if g := toInt(m["generation"]); g > 0 {
+				// The generic marking moves a tracked generation on, as
+				// kube-apiserver's does; kinds that mark themselves (a
+				// CRD's DELETE is an update with its spec unchanged) keep it.
+				m["generation"] = g + 1
 			}
 		}
 		return opPut, obj, nil

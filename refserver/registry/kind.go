@@ -6,6 +6,7 @@ package registry
 
 import (
 	"context"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -99,6 +100,10 @@ type Kind struct {
 	// OnStart runs when the registry starts (system namespaces are created;
 	// stored CRDs serve their kinds again).
 	OnStart func(ctx context.Context) error
+
+	// createRefused, when set, is why creates are refused (the kind's CRD
+	// is terminating); reads, updates and deletes go on.
+	createRefused atomic.Pointer[string]
 }
 
 // GroupResource is the kind's group and resource.

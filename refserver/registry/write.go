@@ -40,6 +40,9 @@ func randSuffix() string {
 // Create stores a new object.
 func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj Object, o WriteOptions) (Object, error) {
 	m := meta(obj)
+	if why := k.createRefused.Load(); why != nil {
+		return nil, apierrors.NewForbidden(k.GroupResource(), str(m["name"]), errors.New(*why))
+	}
 	if k.Namespaced {
 		m["namespace"] = ns
 		if err := r.namespaceWritable(ctx, ns); err != nil {
