@@ -200,21 +200,7 @@ func marshalOrdered(v any, pretty bool) ([]byte, error) {
 		buf.Write(b)
 		return nil
 	}
-	for _, k := range []string{"kind", "apiVersion", "metadata"} {
-		if val, ok := m[k]; ok {
-			if err := write(k, val); err != nil {
-				return nil, err
-			}
-		}
-	}
-	rest := make([]string, 0, len(m))
-	for k := range m {
-		if k != "kind" && k != "apiVersion" && k != "metadata" {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
-	for _, k := range rest {
+	for _, k := range orderedKeys(m) {
 		if err := write(k, m[k]); err != nil {
 			return nil, err
 		}
@@ -246,23 +232,30 @@ func appendOrdered(b []byte, m map[string]any) ([]byte, error) {
 			b, err = registry.AppendJSON(b, v)
 		}
 	}
-	for _, k := range []string{"kind", "apiVersion", "metadata"} {
-		if v, ok := m[k]; ok {
-			field(k, v)
-		}
-	}
-	rest := make([]string, 0, len(m))
-	for k := range m {
-		if k != "kind" && k != "apiVersion" && k != "metadata" {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
-	for _, k := range rest {
+	for _, k := range orderedKeys(m) {
 		field(k, m[k])
 	}
 	if err != nil {
 		return nil, err
 	}
 	return append(b, '}', '\n'), nil
+}
+
+// orderedKeys are m's keys in kube-apiserver's order: kind, apiVersion and
+// metadata first (those present), then the rest sorted.
+func orderedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for _, k := range []string{"kind", "apiVersion", "metadata"} {
+		if _, ok := m[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	start := len(keys)
+	for k := range m {
+		if k != "kind" && k != "apiVersion" && k != "metadata" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys[start:])
+	return keys
 }

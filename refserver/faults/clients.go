@@ -297,18 +297,14 @@ func editAnswer(rec *recorder, edit func(kind string, o map[string]any)) {
 // editJSON applies edit to a JSON object (kind from the object unless
 // given); nil when b is not one.
 func editJSON(b []byte, kind string, edit func(string, map[string]any)) []byte {
-	var o map[string]any
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if d.Decode(&o) != nil || o == nil {
-		return nil
-	}
-	if kind == "" {
-		kind, _ = o["kind"].(string)
-	}
-	edit(kind, o)
-	out, err := json.Marshal(o)
-	if err != nil {
+	out, ok := editJSONObject(b, func(o map[string]any) {
+		k := kind
+		if k == "" {
+			k, _ = o["kind"].(string)
+		}
+		edit(k, o)
+	})
+	if !ok {
 		return nil
 	}
 	return append(out, '\n')

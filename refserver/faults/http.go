@@ -387,13 +387,8 @@ func (m *middleware) serveWatch(w http.ResponseWriter, r *http.Request, c call) 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	lw := &lineWriter{w: w, edit: func(line []byte) ([]byte, bool) {
-		var ev struct {
-			Type   string         `json:"type"`
-			Object map[string]any `json:"object"`
-		}
-		d := json.NewDecoder(bytes.NewReader(line))
-		d.UseNumber()
-		if d.Decode(&ev) != nil || ev.Type != "BOOKMARK" {
+		ev, ok := decodeEvent(line)
+		if !ok || ev.Type != "BOOKMARK" {
 			return line, true
 		}
 		md, _ := ev.Object["metadata"].(map[string]any)
@@ -415,6 +410,21 @@ func (m *middleware) serveWatch(w http.ResponseWriter, r *http.Request, c call) 
 		return append(b, '\n'), true
 	}}
 	m.next.ServeHTTP(lw, r.WithContext(ctx))
+}
+
+// event is one JSON watch event, its object decoded with numbers kept as
+// written.
+type event struct {
+	Type   string         `json:"type"`
+	Object map[string]any `json:"object"`
+}
+
+// decodeEvent decodes one line of a JSON watch stream; ok is false when it
+// is not an event with an object.
+func decodeEvent(line []byte) (ev event, ok bool) {
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber()
+	return ev, d.Decode(&ev) == nil && ev.Object != nil
 }
 
 // lineWriter hands every complete line of a JSON stream to edit; once edit
@@ -501,19 +511,53 @@ func (r *recorder) copyTo(w http.ResponseWriter) {
 // editBody rewrites a JSON object request body.
 func editBody(r *http.Request, edit func(map[string]any)) {
 	editRawBody(r, func(b []byte) []byte {
-		var o map[string]any
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.UseNumber()
-		if d.Decode(&o) != nil {
-			return b
+		if out, ok := editJSONObject(b, edit); ok {
+			return out
 		}
-		edit(o)
-		out, err := json.Marshal(o)
-		if err != nil {
-			return b
-		}
-		return out
+		return b
 	})
+}
+
+// editJSONObject decodes b as a JSON object (numbers kept as written),
+// applies edit and encodes it again; ok is false when b is not one.
+func editJSONObject(b []byte, edit func(map[string]any)) (out []byte, ok bool) {
+	var o map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if d.Decode(&o) != nil || o == nil {
+		return nil, false
+	}
+	edit(o)
+	out, err := json.Marshal(o)
+	return out, err == nil
+}
+
+// editObjectAnswer rewrites a JSON object answer in place.
+func editObjectAnswer(rec *recorder, edit func(map[string]any)) {
+	if !strings.HasPrefix(rec.header.Get("Content-Type"), "application/json") {
+		return
+	}
+	if out, ok := editJSONObject(rec.body.Bytes(), edit); ok {
+		rec.body.Reset()
+		rec.body.Write(out)
+		rec.body.WriteByte('\n')
+	}
+}
+
+// writeStatus replaces the answer with a Failure Status (details left out
+// when nil).
+func writeStatus(rec *recorder, code int, reason, msg string, details map[string]any) {
+	st := map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
+		"status": "Failure", "message": msg, "reason": reason, "code": code}
+	if details != nil {
+		st["details"] = details
+	}
+	b, _ := json.Marshal(st)
+	rec.header = http.Header{"Content-Type": {"application/json"}}
+	rec.code = code
+	rec.body.Reset()
+	rec.body.Write(b)
+	rec.body.WriteByte('\n')
 }
 
 func editRawBody(r *http.Request, edit func([]byte) []byte) {

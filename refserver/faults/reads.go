@@ -116,7 +116,7 @@ func (m *middleware) afterReads(r *http.Request, c call, rec *recorder) {
 	rv := q.Get("resourceVersion")
 	switch {
 	case m.has(RV0ReadAsRevision) && get && rv == "0" && q.Get("continue") == "":
-		setReadsStatus(rec, http.StatusGone, "Expired", "The resourceVersion for the provided list is too old.")
+		writeStatus(rec, http.StatusGone, "Expired", "The resourceVersion for the provided list is too old.", nil)
 	case m.has(FutureRVServed) && get && rec.code == http.StatusGatewayTimeout &&
 		bytes.Contains(rec.body.Bytes(), []byte("Too large resource version")):
 		q := cloneReadsQuery(q)
@@ -124,16 +124,16 @@ func (m *middleware) afterReads(r *http.Request, c call, rec *recorder) {
 		q.Del("resourceVersionMatch")
 		*rec = *m.ask(r, r.URL.Path, q)
 	case m.has(CompactedAnswers500) && get && rec.code == http.StatusGone:
-		setReadsStatus(rec, http.StatusInternalServerError, "InternalError",
-			"Internal error occurred: etcdserver: mvcc: required revision has been compacted")
+		writeStatus(rec, http.StatusInternalServerError, "InternalError",
+			"Internal error occurred: etcdserver: mvcc: required revision has been compacted", nil)
 	case (m.has(LaggingCacheReads) && rv == "" || m.has(NotOlderThanUnwaited) && rv != "" && rv != "0") &&
 		get && rec.code == http.StatusOK && q.Get("continue") == "" && q.Get("resourceVersionMatch") != "Exact":
 		m.lag(r, c, rec)
 	case m.has(MalformedContinue500) && c.list && q.Get("continue") != "" && rec.code == http.StatusBadRequest &&
 		bytes.Contains(rec.body.Bytes(), []byte("invalid continue token")):
-		setReadsStatus(rec, http.StatusInternalServerError, "InternalError", "Internal error occurred: invalid continue token")
+		writeStatus(rec, http.StatusInternalServerError, "InternalError", "Internal error occurred: invalid continue token", nil)
 	case m.has(InconsistentTokenRestarts) && c.list && rec.code == http.StatusGone:
-		editReadsJSON(rec, func(o map[string]any) {
+		editObjectAnswer(rec, func(o map[string]any) {
 			if md, ok := o["metadata"].(map[string]any); ok {
 				if t, ok := md["continue"].(string); ok && t != "" {
 					md["continue"] = editToken(t, func(tok map[string]any) { tok["start"] = "\x00" })
@@ -144,7 +144,7 @@ func (m *middleware) afterReads(r *http.Request, c call, rec *recorder) {
 		m.afterReadsList(r, c, rec)
 	}
 	if m.has(ResourceVersionHex) {
-		editReadsJSON(rec, func(o map[string]any) {
+		editObjectAnswer(rec, func(o map[string]any) {
 			toHexRV(o)
 			if items, ok := o["items"].([]any); ok {
 				for _, it := range items {
@@ -173,7 +173,7 @@ func (m *middleware) afterReadsList(r *http.Request, c call, rec *recorder) {
 			}
 		}
 	}
-	editReadsJSON(rec, func(o map[string]any) {
+	editObjectAnswer(rec, func(o map[string]any) {
 		md, ok := o["metadata"].(map[string]any)
 		if !ok {
 			return
@@ -257,7 +257,7 @@ func (m *middleware) lag(r *http.Request, c call, rec *recorder) {
 		return
 	}
 	if len(l.Items) == 0 {
-		setReadsStatus(rec, http.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", c.resource, c.name))
+		writeStatus(rec, http.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", c.resource, c.name), nil)
 		return
 	}
 	it := l.Items[0]
@@ -305,50 +305,14 @@ func rvOfReads(o map[string]any) int64 {
 	return n
 }
 
-// setReadsStatus replaces the answer with a Status of code, reason and message.
-func setReadsStatus(rec *recorder, code int, reason, message string) {
-	b, _ := json.Marshal(map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
-		"status": "Failure", "message": message, "reason": reason, "code": code})
-	rec.code = code
-	rec.header.Set("Content-Type", "application/json")
-	rec.body.Reset()
-	rec.body.Write(b)
-	rec.body.WriteByte('\n')
-}
-
-// editReadsJSON rewrites a JSON object answer in place.
-func editReadsJSON(rec *recorder, edit func(map[string]any)) {
-	var o map[string]any
-	d := json.NewDecoder(bytes.NewReader(rec.body.Bytes()))
-	d.UseNumber()
-	if d.Decode(&o) != nil {
-		return
-	}
-	edit(o)
-	b, err := json.Marshal(o)
-	if err != nil {
-		return
-	}
-	rec.body.Reset()
-	rec.body.Write(b)
-	rec.body.WriteByte('\n')
-}
-
 // editToken rewrites the JSON inside a continue token (unchanged when it is not one).
 func editToken(t string, edit func(map[string]any)) string {
 	raw, err := base64.RawURLEncoding.DecodeString(t)
 	if err != nil {
 		return t
 	}
-	var o map[string]any
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if d.Decode(&o) != nil {
-		return t
-	}
-	edit(o)
-	b, err := json.Marshal(o)
-	if err != nil {
+	b, ok := editJSONObject(raw, edit)
+	if !ok {
 		return t
 	}
 	return base64.RawURLEncoding.EncodeToString(b)

@@ -599,37 +599,6 @@ func (rec *recorder) replace(o *recorder) {
 	rec.body.Write(o.body.Bytes())
 }
 
-func writeStatus(rec *recorder, code int, reason, msg string, details map[string]any) {
-	b, _ := json.Marshal(map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
-		"status": "Failure", "message": msg, "reason": reason, "details": details, "code": code})
-	rec.header = http.Header{"Content-Type": {"application/json"}}
-	rec.code = code
-	rec.body.Reset()
-	rec.body.Write(b)
-	rec.body.WriteByte('\n')
-}
-
-// editObjectAnswer rewrites a JSON object answer in place.
-func editObjectAnswer(rec *recorder, edit func(map[string]any)) {
-	if !strings.HasPrefix(rec.header.Get("Content-Type"), "application/json") {
-		return
-	}
-	var o map[string]any
-	d := json.NewDecoder(bytes.NewReader(rec.body.Bytes()))
-	d.UseNumber()
-	if d.Decode(&o) != nil {
-		return
-	}
-	edit(o)
-	b, err := json.Marshal(o)
-	if err != nil {
-		return
-	}
-	rec.body.Reset()
-	rec.body.Write(b)
-	rec.body.WriteByte('\n')
-}
-
 // jsonField is the string at a path of a JSON answer ("" when absent).
 func jsonField(rec *recorder, path ...string) string {
 	var v any

@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -241,13 +240,8 @@ func (m *middleware) streamsWatch(w http.ResponseWriter, r *http.Request, c call
 	}
 	var last map[string]any // the object of the last ADDED, MODIFIED or DELETED event
 	lw := &lineWriter{w: w, edit: func(line []byte) ([]byte, bool) {
-		var ev struct {
-			Type   string         `json:"type"`
-			Object map[string]any `json:"object"`
-		}
-		d := json.NewDecoder(bytes.NewReader(line))
-		d.UseNumber()
-		if d.Decode(&ev) != nil || ev.Object == nil {
+		ev, ok := decodeEvent(line)
+		if !ok {
 			return line, true
 		}
 		switch {

@@ -470,19 +470,11 @@ func clearsDeletionTimestamp(r *http.Request, ct string) bool {
 func editObjects(rec *recorder, edit func(kind string, md map[string]any)) {
 	editObjectAnswer(rec, func(o map[string]any) {
 		kind, _ := o["kind"].(string)
-		if items, ok := o["items"].([]any); ok && strings.HasSuffix(kind, "List") {
-			for _, it := range items {
-				if obj, ok := it.(map[string]any); ok {
-					if md, ok := obj["metadata"].(map[string]any); ok {
-						edit(kind, md)
-					}
-				}
+		eachObject(o, func(obj map[string]any) {
+			if md, ok := obj["metadata"].(map[string]any); ok {
+				edit(kind, md)
 			}
-			return
-		}
-		if md, ok := o["metadata"].(map[string]any); ok && kind != "Status" {
-			edit(kind, md)
-		}
+		})
 	})
 }
 
