@@ -57,6 +57,15 @@ func (c *labelCache) get(kv storage.KeyValue) storedLabels {
 	return sl
 }
 
+// lookup returns the labels of the value stored under key at revision rev
+// when the cache holds them.
+func (c *labelCache) lookup(key string, rev int64) (storedLabels, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sl, hit := c.items[labelKey{key: key, revision: rev}]
+	return sl, hit
+}
+
 // put keeps sl as the labels of key (at most once).
 func (c *labelCache) put(key labelKey, sl storedLabels) {
 	c.mu.Lock()

@@ -151,6 +151,12 @@ func (r *Registry) list(ctx context.Context, k *Kind, version, ns string, plan r
 		}
 	}
 	if !sel.Empty() {
+		// Keys whose labels the cache already holds for their revision are
+		// decided without reading their values; the rest go to Filter.
+		opts.KeyFilter = func(key string, rev int64) bool {
+			m, ok := r.labelsKnown(k, version, sel, key, rev)
+			return m || !ok
+		}
 		opts.Filter = func(kv storage.KeyValue) bool {
 			if m, ok := r.labelsOnly(k, version, sel, kv); ok {
 				return m
@@ -204,6 +210,20 @@ func (r *Registry) labelsOnly(k *Kind, version string, sel Selector, kv storage.
 	}
 	sl := r.labels.get(kv)
 	if !sl.ok {
+		return false, false
+	}
+	return sel.Labels == nil || sel.Labels.Matches(sl.set), true
+}
+
+// labelsKnown is labelsOnly for the value stored under key at revision rev,
+// from the label cache alone: ok is false on a miss, as well as where
+// labelsOnly would be.
+func (r *Registry) labelsKnown(k *Kind, version string, sel Selector, key string, rev int64) (match, ok bool) {
+	if (sel.Fields != nil && !sel.Fields.Empty()) || version != k.StorageVersion() {
+		return false, false
+	}
+	sl, hit := r.labels.lookup(key, rev)
+	if !hit || !sl.ok {
 		return false, false
 	}
 	return sel.Labels == nil || sel.Labels.Matches(sl.set), true

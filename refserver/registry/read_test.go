@@ -30,9 +30,17 @@ func TestLabelsOnlyMatchesDecode(t *testing.T) {
 		// revision must never answer for another.
 		for i, v := range values {
 			kv := storage.KeyValue{Key: "/configmaps/ns/x", Value: []byte(v), ModRevision: int64(3 + i)}
+			if ls == "i=1" { // the first selector meets each revision first
+				if _, ok := r.labelsKnown(k, "v1", sel, kv.Key, kv.ModRevision); ok {
+					t.Errorf("%s on %s: labelsKnown decided before the labels were read", ls, v)
+				}
+			}
 			m, ok := r.labelsOnly(k, "v1", sel, kv)
 			if !ok {
 				t.Fatalf("%s on %s: labelsOnly declined", ls, v)
+			}
+			if known, ok := r.labelsKnown(k, "v1", sel, kv.Key, kv.ModRevision); !ok || known != m {
+				t.Errorf("%s on %s: labelsKnown %v (decided %v), labelsOnly %v", ls, v, known, ok, m)
 			}
 			if again, _ := r.labelsOnly(k, "v1", sel, kv); again != m {
 				t.Errorf("%s on %s: labelsOnly %v, then %v from its cache", ls, v, m, again)
@@ -50,6 +58,12 @@ func TestLabelsOnlyMatchesDecode(t *testing.T) {
 	kv := storage.KeyValue{Key: "k", Value: []byte(values[0]), ModRevision: 1}
 	if _, ok := r.labelsOnly(k, "v1", Selector{Labels: mustLabels(t, "i=1"), Fields: fields.OneTermEqualSelector("metadata.name", "a")}, kv); ok {
 		t.Error("labelsOnly took a field selector")
+	}
+	if _, ok := r.labelsKnown(k, "v1", Selector{Labels: mustLabels(t, "i=1"), Fields: fields.OneTermEqualSelector("metadata.name", "a")}, "/configmaps/ns/x", 3); ok {
+		t.Error("labelsKnown took a field selector")
+	}
+	if _, ok := r.labelsKnown(k, "v2", Selector{Labels: mustLabels(t, "i=1")}, "/configmaps/ns/x", 3); ok {
+		t.Error("labelsKnown took a converted version")
 	}
 	if _, ok := r.labelsOnly(k, "v2", Selector{Labels: mustLabels(t, "i=1")}, kv); ok {
 		t.Error("labelsOnly took a converted version")

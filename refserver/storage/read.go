@@ -53,8 +53,8 @@ func (s *MVCCStore) readRevisionLocked(revision int64) (int64, error) {
 	return revision, nil
 }
 
-// List reads keys in key order at one revision. Filter runs under the
-// store's read lock and must not call back into the store.
+// List reads keys in key order at one revision. KeyFilter and Filter run
+// under the store's read lock and must not call back into the store.
 func (s *MVCCStore) List(ctx context.Context, opts ListOptions) (ListResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ListResult{}, err
@@ -74,7 +74,7 @@ func (s *MVCCStore) List(ctx context.Context, opts ListOptions) (ListResult, err
 	start := max(opts.StartKey, opts.Prefix)
 	end, bounded := prefixEnd(opts.Prefix)
 	res := ListResult{Revision: rev}
-	if rev == s.rev && opts.Filter == nil {
+	if rev == s.rev && opts.Filter == nil && opts.KeyFilter == nil {
 		// The live counts give the page size exactly; allocate once.
 		n := int64(s.index.liveTotal())
 		if bounded {
@@ -99,6 +99,9 @@ func (s *MVCCStore) List(ctx context.Context, opts ListOptions) (ListResult, err
 			}
 			v, ok := n.at(rev)
 			if !ok {
+				return true
+			}
+			if opts.KeyFilter != nil && !opts.KeyFilter(n.key, v.modRev) {
 				return true
 			}
 			kv := KeyValue{Key: n.key, Value: v.value, CreateRevision: v.createRev, ModRevision: v.modRev}

@@ -124,6 +124,12 @@ type ListOptions struct {
 	// Filter, when set, decides which keys count as items; Limit counts only
 	// keys it accepts, so a page is filled from further keys as needed.
 	Filter func(KeyValue) bool
+	// KeyFilter, when set, runs before a key's value is read: false skips
+	// the key without reading its value, true leaves the decision to Filter.
+	// It lets a caller that knows some keys' fate from key and ModRevision
+	// alone (a cache of what their values hold) avoid reading those values.
+	// It runs under the store's read lock and must not call back into the store.
+	KeyFilter func(key string, modRevision int64) bool
 	// SkipFileValues leaves Value nil where it would be read from the file
 	// (the bbolt backend; ignored with a Filter, which needs values): a
 	// caller that wants them one at a time reads each with Get at the

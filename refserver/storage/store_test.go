@@ -244,20 +244,27 @@ func TestListPaging(t *testing.T) {
 		m.update(fmt.Sprintf("a/%03d", i), "updated")
 	}
 	even := func(kv KeyValue) bool { return (kv.Key[len(kv.Key)-1]-'0')%2 == 0 }
+	// notThree rejects keys ending in 3 from key alone; the keys it passes
+	// must carry the ModRevision their value has at the list's revision.
+	notThree := func(key string, _ int64) bool { return key[len(key)-1] != '3' }
 	cases := []struct {
-		name   string
-		rev    int64
-		limit  int64
-		filter func(KeyValue) bool
+		name      string
+		rev       int64
+		limit     int64
+		filter    func(KeyValue) bool
+		keyFilter func(string, int64) bool
 	}{
-		{"current limit 7", 0, 7, nil},
-		{"current limit 1", 0, 1, nil},
-		{"current no limit", 0, 0, nil},
-		{"current limit 30 exact", 0, 30, nil},
-		{"before deletions limit 7", 42, 7, nil},
-		{"mid deletions limit 3", 47, 3, nil},
-		{"filtered limit 4", 0, 4, even},
-		{"filtered historic limit 6", 44, 6, even},
+		{"current limit 7", 0, 7, nil, nil},
+		{"current limit 1", 0, 1, nil, nil},
+		{"current no limit", 0, 0, nil, nil},
+		{"current limit 30 exact", 0, 30, nil, nil},
+		{"before deletions limit 7", 42, 7, nil, nil},
+		{"mid deletions limit 3", 47, 3, nil, nil},
+		{"filtered limit 4", 0, 4, even, nil},
+		{"filtered historic limit 6", 44, 6, even, nil},
+		{"key filtered limit 5", 0, 5, nil, notThree},
+		{"key filtered no limit", 0, 0, nil, notThree},
+		{"both filters historic limit 3", 47, 3, even, notThree},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -266,10 +273,23 @@ func TestListPaging(t *testing.T) {
 				rev = s.CurrentRevision()
 			}
 			all := m.wantList("a/", rev)
+			modRev := make(map[string]int64, len(all))
+			for _, kv := range all {
+				modRev[kv.Key] = kv.ModRevision
+			}
+			keyFilter := c.keyFilter
+			if keyFilter != nil {
+				keyFilter = func(key string, rev int64) bool {
+					if want, ok := modRev[key]; !ok || rev != want {
+						t.Errorf("key filter saw %s at %d, want %d (present %v)", key, rev, want, ok)
+					}
+					return c.keyFilter(key, rev)
+				}
+			}
 			var got []KeyValue
 			start := ""
 			for page := 0; ; page++ {
-				res, err := s.List(ctx, ListOptions{Prefix: "a/", StartKey: start, Revision: rev, Limit: c.limit, Filter: c.filter})
+				res, err := s.List(ctx, ListOptions{Prefix: "a/", StartKey: start, Revision: rev, Limit: c.limit, Filter: c.filter, KeyFilter: keyFilter})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -300,7 +320,7 @@ func TestListPaging(t *testing.T) {
 			}
 			var want []KeyValue
 			for _, kv := range all {
-				if c.filter == nil || c.filter(kv) {
+				if (c.filter == nil || c.filter(kv)) && (c.keyFilter == nil || c.keyFilter(kv.Key, kv.ModRevision)) {
 					want = append(want, kv)
 				}
 			}
@@ -519,6 +539,11 @@ func TestListSkipFileValues(t *testing.T) {
 			filtered, err := s.List(ctx, ListOptions{SkipFileValues: true, Filter: func(kv KeyValue) bool { return kv.Value != nil }})
 			if err != nil || len(filtered.Items) != 3 {
 				t.Errorf("a filter sees every value: %d items, %v", len(filtered.Items), err)
+			}
+			// A key filter needs no values, so they stay in the file.
+			keyed, err := s.List(ctx, ListOptions{SkipFileValues: true, KeyFilter: func(key string, _ int64) bool { return key != "k1" }})
+			if err != nil || len(keyed.Items) != 2 || keyed.Items[1].Key != "k2" || (keyed.Items[1].Value == nil) != (b.name == "bolt") {
+				t.Errorf("key filter without values: %+v, %v", keyed.Items, err)
 			}
 		})
 	}
