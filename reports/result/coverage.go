@@ -65,19 +65,20 @@ type RequirementChecked struct {
 }
 
 // Checked is how a requirement fared in a run, or how a covered section's
-// requirements fared together.
+// requirements fared together: a spec Outcome's words, plus the states only
+// a requirement or a section can be in (not in the run, untestable, partial).
 type Checked string
 
 const (
-	CheckedPassed        Checked = "passed"
-	CheckedFailed        Checked = "failed"
-	CheckedError         Checked = "error"
-	CheckedSkipped       Checked = "skipped"
-	CheckedNotApplicable Checked = "not-applicable"
+	CheckedPassed        = Checked(Passed)
+	CheckedFailed        = Checked(Failed)
+	CheckedError         = Checked(Errored)
+	CheckedSkipped       = Checked(Skipped)
+	CheckedNotApplicable = Checked(NotApplicable)
 	// CheckedNotRun: a requirement's spec was selected but never started
 	// (interrupt, fail-fast, lost target); for a section, none of its
 	// requirements was checked and one of them was selected.
-	CheckedNotRun Checked = "not-run"
+	CheckedNotRun = Checked(NotRun)
 	// CheckedNotInRun: no spec of the requirement is in this run (outside
 	// --focus or --level, or no spec yet); for a section, none of its
 	// requirements is.
