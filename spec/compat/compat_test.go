@@ -2,6 +2,7 @@ package compat
 
 import (
 	"fmt"
+	"github.com/apiconform/apiconform/spec/catalog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +11,14 @@ import (
 	"github.com/apiconform/apiconform/spec/openapi"
 )
 
-// realDir holds OpenAPI documents of real Kubernetes releases; CI clones the repo beside shared/.
-const realDir = "../../../shared/testdata/openapi"
+// realDir holds OpenAPI documents of real Kubernetes releases in the shared
+// tree ("" when there is none: the tests that need them skip).
+var realDir = func() string {
+	if d := catalog.SharedDir(); d != "" {
+		return filepath.Join(d, "testdata", "openapi")
+	}
+	return ""
+}()
 
 func load(t testing.TB, path string) *openapi.Document {
 	t.Helper()

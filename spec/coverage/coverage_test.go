@@ -11,22 +11,15 @@ import (
 	"github.com/apiconform/apiconform/spec/catalog"
 )
 
-// docsDir finds ../shared/docs beside the repository (where CI puts it), or
-// $APICONFORM_DOCS.
+// docsDir is the stored documents' directory in the shared tree
+// (catalog.SharedDir: beside the checkout, or $APICONFORM_SHARED).
 func docsDir(t *testing.T) string {
 	t.Helper()
-	if d := os.Getenv("APICONFORM_DOCS"); d != "" {
-		return d
+	shared := catalog.SharedDir()
+	if shared == "" {
+		t.Skip("the stored documents are not beside this checkout (../shared/docs); set APICONFORM_SHARED")
 	}
-	dir, _ := filepath.Abs(".")
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		cand := filepath.Join(dir, "shared", "docs")
-		if _, err := os.Stat(filepath.Join(cand, conceptsDoc)); err == nil {
-			return cand
-		}
-	}
-	t.Skip("the stored documents (../shared/docs) are not beside this checkout; set APICONFORM_DOCS")
-	return ""
+	return filepath.Join(shared, "docs")
 }
 
 var (
