@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The handler benchmarks call ServeHTTP directly, without a network or a
@@ -135,11 +136,41 @@ func (c *frameCounter) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.frames += bytes.Count(p, []byte{'\n'})
-	if c.frames >= c.want && c.done != nil {
+	if c.frames >= c.want {
+		c.finishLocked()
+	}
+	return len(p), nil
+}
+
+// fanoutLag is how many events the fan-out benchmark's writer may be ahead.
+const fanoutLag = 200
+
+// awaitFrames waits until n frames have arrived or the watch has ended.
+func (c *frameCounter) awaitFrames(n int) {
+	for {
+		c.mu.Lock()
+		frames, ended := c.frames, c.done == nil
+		c.mu.Unlock()
+		if frames >= n || ended {
+			return
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
+}
+
+// finish says the watch has ended, so a watcher the server dropped fails the
+// benchmark instead of hanging it.
+func (c *frameCounter) finish() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.finishLocked()
+}
+
+func (c *frameCounter) finishLocked() {
+	if c.done != nil {
 		close(c.done)
 		c.done = nil
 	}
-	return len(p), nil
 }
 
 // BenchmarkHandlerWatchFanout: 100 watches of one configmap (a field
@@ -164,7 +195,7 @@ func BenchmarkHandlerWatchFanout(b *testing.B) {
 		counters[w] = c
 		req := httptest.NewRequest("GET", "/api/v1/namespaces/bench/configmaps?watch=1&fieldSelector=metadata.name%3Dcm-00000&resourceVersion="+list.Metadata.ResourceVersion, nil).WithContext(ctx)
 		ended.Add(1)
-		go func() { defer ended.Done(); h.ServeHTTP(c, req) }()
+		go func() { defer ended.Done(); defer c.finish(); h.ServeHTTP(c, req) }()
 	}
 	// A write made before a watch has started still reaches it: it watches from list's resourceVersion.
 	b.ReportAllocs()
@@ -172,6 +203,14 @@ func BenchmarkHandlerWatchFanout(b *testing.B) {
 	for i := range b.N {
 		if rec := benchDo(h, "PATCH", benchItem(0), fmt.Sprintf(`{"data":{"seq":"%d"}}`, i), MergePatch); rec.Code != 200 {
 			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+		// Writes never run further ahead of the watchers than half a watch
+		// buffer, as a client waiting for its events would: a faster writer
+		// measures the server ending too-slow watchers instead of fan-out.
+		if i%fanoutLag == fanoutLag-1 {
+			for _, c := range counters {
+				c.awaitFrames(i + 1 - fanoutLag)
+			}
 		}
 	}
 	for _, c := range counters {
@@ -183,6 +222,14 @@ func BenchmarkHandlerWatchFanout(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	for w, c := range counters {
+		c.mu.Lock()
+		frames := c.frames
+		c.mu.Unlock()
+		if frames < b.N {
+			b.Fatalf("watcher %d ended after %d of %d events", w, frames, b.N)
+		}
+	}
 	cancel()
 	ended.Wait()
 }

@@ -104,14 +104,28 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	if ri.subresource == "scale" {
 		return h.patchScale(w, r, ri, mt, body, dry)
 	}
-	var warnings []string
-	out, err := h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
+	var mergeDoc map[string]any // a merge patch that is an object, merged without a JSON round trip (mergepatch.go)
+	if mt == MergePatch {
+		mergeDoc, _ = decodeMergePatch(body)
+	}
+	patched := func(cur registry.Object) (registry.Object, []string, error) {
+		if mergeDoc != nil {
+			if next, err := registry.MarshalJSON(mergeObject(cur, mergeDoc)); err == nil {
+				if obj, w, err := decoder(ri).DecodePatched(fieldcheck.PatchType(mt), body, next, lv); err == nil && len(w) == 0 {
+					return obj, nil, nil
+				}
+			}
+		}
 		curJSON, _ := registry.MarshalJSON(cur)
 		next, err := applyPatchBytes(mt, curJSON, body, ri.kind.StrategicMerge)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		obj, w, err := decoder(ri).DecodePatched(fieldcheck.PatchType(mt), body, next, lv)
+		return decoder(ri).DecodePatched(fieldcheck.PatchType(mt), body, next, lv)
+	}
+	var warnings []string
+	out, err := h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
+		obj, w, err := patched(cur)
 		if err != nil {
 			return nil, err
 		}
