@@ -149,7 +149,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	if err != nil {
 		return err
 	}
-	writeObject(w, r, 200, out)
+	h.answerWrite(w, r, ri, 200, out, dry)
 	return nil
 }
 
@@ -221,13 +221,13 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		if cerr != nil {
 			return cerr
 		}
-		writeObject(w, r, http.StatusCreated, created)
+		h.answerWrite(w, r, ri, http.StatusCreated, created, opts.DryRun)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	writeObject(w, r, 200, out)
+	h.answerWrite(w, r, ri, 200, out, opts.DryRun)
 	return nil
 }
 

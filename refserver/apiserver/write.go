@@ -68,7 +68,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	if err != nil {
 		return err
 	}
-	writeObject(w, r, http.StatusCreated, out)
+	h.answerWrite(w, r, ri, http.StatusCreated, out, dry)
 	return nil
 }
 
@@ -89,6 +89,6 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	if err != nil {
 		return err
 	}
-	writeObject(w, r, 200, out)
+	h.answerWrite(w, r, ri, 200, out, dry)
 	return nil
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,13 +70,41 @@ func (r *Registry) GetEncoded(ctx context.Context, k *Kind, version, ns, name st
 	if err != nil {
 		return nil, err
 	}
-	return r.items.get(itemKey{kind: k, version: version, key: kv.Key, revision: kv.ModRevision, form: form}, func() ([]byte, error) {
+	key := itemKey{kind: k, version: version, key: kv.Key, revision: kv.ModRevision, form: form}
+	if b, ok := r.written.lookup(key); ok {
+		return b, nil
+	}
+	return r.items.get(key, func() ([]byte, error) {
 		obj, err := r.decode(k, version, kv, 0)
 		if err != nil {
 			return nil, err
 		}
 		return render(obj)
 	})
+}
+
+// writtenBudget bounds the bytes of the get answers kept from writes: the
+// last few thousand objects written, a small share of the process.
+const writtenBudget = 4 << 20
+
+// KeepEncoded keeps b as GetEncoded's bytes in form for obj, an object a
+// write has just stored in version (its resourceVersion names the revision):
+// the answer to the write is the answer to a read of it, so a read after a
+// write copies bytes instead of decoding and encoding the object again.
+// Only the storage version is kept, where no conversion could make the
+// decoded object differ from the written one.
+func (r *Registry) KeepEncoded(k *Kind, version string, obj Object, form string, b []byte) {
+	m := Meta(obj)
+	name, _ := m["name"].(string)
+	rev, err := strconv.ParseInt(str(m["resourceVersion"]), 10, 64)
+	if version != k.StorageVersion() || name == "" || err != nil || rev <= 0 {
+		return
+	}
+	ns := ""
+	if k.Namespaced {
+		ns, _ = m["namespace"].(string)
+	}
+	_, _ = r.written.get(itemKey{kind: k, version: version, key: keyOf(k, ns, name), revision: rev, form: form}, func() ([]byte, error) { return b, nil })
 }
 
 // ListResult is a page of a collection.
@@ -227,4 +256,12 @@ func (r *Registry) labelsKnown(k *Kind, version string, sel Selector, key string
 		return false, false
 	}
 	return sel.Labels == nil || sel.Labels.Matches(sl.set), true
+}
+
+// lookup returns the bytes kept for key, if any.
+func (c *itemCache) lookup(key itemKey) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.items[key]
+	return b, ok
 }
