@@ -123,53 +123,50 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		}
 		return map[string]any{"kind": ri.kind.Kind, "apiVersion": ri.kind.APIVersion(ri.version), "metadata": m}
 	}
-	var ticker <-chan time.Time
 	if req.AllowWatchBookmarks {
-		t := time.NewTicker(h.cfg.BookmarkInterval)
-		defer t.Stop()
-		ticker = t.C
+		// Bookmarks are asked for on a timer; they arrive as events.
+		tctx, stopTicker := context.WithCancel(ctx)
+		defer stopTicker()
+		go func() {
+			t := time.NewTicker(h.cfg.BookmarkInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					wt.RequestBookmark()
+				case <-tctx.Done():
+					return
+				}
+			}
+		}()
 	}
 	lastRev := wt.StartRevision()
-	// finalBookmark tells a client whose timeoutSeconds ran out how far the
-	// stream got. The registry's watch shares ctx, so its event channel may
-	// close before ctx.Done is seen: both paths end here.
-	finalBookmark := func() {
-		if req.AllowWatchBookmarks && ctx.Err() != nil && r.Context().Err() == nil && lastRev > 0 {
-			write(watchEvent{Type: registry.Bookmark, Object: bookmark(lastRev, false)})
+	// The events are written from this goroutine as the registry hands them
+	// over (Watch.Run), until the watch or the request ends or a write fails.
+	sent := true
+	wt.Run(func(ev registry.WatchEvent) bool {
+		if ev.Revision > lastRev {
+			lastRev = ev.Revision
 		}
-	}
-	for {
-		select {
-		case ev, ok := <-wt.Events():
-			if !ok {
-				finalBookmark()
-				return nil // stream ends; the client resumes from its last resourceVersion
+		switch {
+		case ev.Type == registry.Bookmark:
+			if !req.AllowWatchBookmarks && !ev.InitialEventsEnd {
+				return true
 			}
-			if ev.Revision > lastRev {
-				lastRev = ev.Revision
-			}
-			var sent bool
-			switch {
-			case ev.Type == registry.Bookmark:
-				if !req.AllowWatchBookmarks && !ev.InitialEventsEnd {
-					continue
-				}
-				sent = write(watchEvent{Type: ev.Type, Object: bookmark(ev.Revision, ev.InitialEventsEnd)})
-			case f == formatTable:
-				sent = write(watchEvent{Type: ev.Type, Object: toTable(ri.kind, []registry.Object{ev.Object}, "", "", r.URL.Query().Get("includeObject"))})
-			default:
-				sent = writeFrame(h.reg.EncodedEvent(ri.kind, ri.version, ev, form, func(ev registry.WatchEvent) ([]byte, error) {
-					return render(watchEvent{Type: ev.Type, Object: ev.Object})
-				}))
-			}
-			if !sent {
-				return nil
-			}
-		case <-ticker:
-			wt.RequestBookmark()
-		case <-ctx.Done():
-			finalBookmark()
-			return nil
+			sent = write(watchEvent{Type: ev.Type, Object: bookmark(ev.Revision, ev.InitialEventsEnd)})
+		case f == formatTable:
+			sent = write(watchEvent{Type: ev.Type, Object: toTable(ri.kind, []registry.Object{ev.Object}, "", "", r.URL.Query().Get("includeObject"))})
+		default:
+			sent = writeFrame(h.reg.EncodedEvent(ri.kind, ri.version, ev, form, func(ev registry.WatchEvent) ([]byte, error) {
+				return render(watchEvent{Type: ev.Type, Object: ev.Object})
+			}))
 		}
+		return sent
+	})
+	// A client whose timeoutSeconds ran out is told how far the stream got;
+	// the stream then ends and the client resumes from its last resourceVersion.
+	if sent && req.AllowWatchBookmarks && ctx.Err() != nil && r.Context().Err() == nil && lastRev > 0 {
+		write(watchEvent{Type: registry.Bookmark, Object: bookmark(lastRev, false)})
 	}
+	return nil
 }

@@ -38,12 +38,18 @@ type WatchEvent struct {
 	InitialEventsEnd bool
 }
 
-// Watch is a running watch.
+// Watch is a started watch. Its events are delivered either by Run, in the
+// caller's goroutine (the HTTP layer: one goroutine hand-off less per event
+// and watcher than a channel), or on the Events channel, which a goroutine
+// of its own fills; one or the other, once.
 type Watch struct {
-	events  chan WatchEvent
+	ctx     context.Context
 	watcher storage.Watcher
 	cancel  context.CancelFunc
-	done    chan struct{}
+	pump    func(send func(WatchEvent) bool) // delivers until the watch ends or send refuses
+	once    sync.Once                        // pump runs once: Run, Events or Stop
+	events  chan WatchEvent
+	done    chan struct{} // closed when pump has returned
 	err     error
 	start   int64
 }
@@ -51,14 +57,42 @@ type Watch struct {
 // StartRevision is the revision the watch started from.
 func (w *Watch) StartRevision() int64 { return w.start }
 
-// Events delivers the events; closed when the watch ends.
-func (w *Watch) Events() <-chan WatchEvent { return w.events }
+// Run hands every event to send, in the caller's goroutine, until the watch
+// ends (its context, the store, an error event) or send returns false. It
+// returns at once if the events were already taken (Events, Run or Stop).
+func (w *Watch) Run(send func(WatchEvent) bool) {
+	w.once.Do(func() { w.pump(send) })
+}
+
+// Events delivers the events on a channel, closed when the watch ends.
+func (w *Watch) Events() <-chan WatchEvent {
+	w.once.Do(func() {
+		w.events = make(chan WatchEvent)
+		go func() {
+			defer close(w.events)
+			w.pump(func(ev WatchEvent) bool {
+				select {
+				case w.events <- ev:
+					return true
+				case <-w.ctx.Done():
+					return false
+				}
+			})
+		}()
+	})
+	return w.events
+}
 
 // RequestBookmark asks for a BOOKMARK once every change so far has been delivered.
 func (w *Watch) RequestBookmark() { w.watcher.RequestProgress() }
 
-// Stop ends the watch.
-func (w *Watch) Stop() { w.cancel(); <-w.done }
+// Stop ends the watch and waits for its delivery to end. A watch whose
+// events were never taken releases what it holds here.
+func (w *Watch) Stop() {
+	w.cancel()
+	w.once.Do(func() { w.pump(func(WatchEvent) bool { return false }) })
+	<-w.done
+}
 
 // Err says why the watch ended (nil when stopped or the context ended).
 func (w *Watch) Err() error { return w.err }
@@ -121,20 +155,11 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		return nil, r.storeErr(k, "", err)
 	}
 	initDone := initDoneOf(ctx)
-	w := &Watch{events: make(chan WatchEvent), watcher: sw, cancel: cancel, done: make(chan struct{}), start: after}
-	go func() {
+	w := &Watch{ctx: wctx, watcher: sw, cancel: cancel, done: make(chan struct{}), start: after}
+	w.pump = func(send func(WatchEvent) bool) {
 		defer close(w.done)
-		defer close(w.events)
 		defer sw.Stop()
 		defer initDone()
-		send := func(ev WatchEvent) bool {
-			select {
-			case w.events <- ev:
-				return true
-			case <-wctx.Done():
-				return false
-			}
-		}
 		if initial != nil {
 			memoryRelease.begin()
 			err := r.sendInitial(wctx, k, version, sel, initial.items, after, send)
@@ -179,7 +204,7 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 				}
 			}
 		}
-	}()
+	}
 	return w, nil
 }
 
