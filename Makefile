@@ -39,10 +39,11 @@ robustness-scale: build ## 100,000 × 1 KiB configmaps in a bbolt store through 
 
 FUZZTIME ?= 20s
 # package:target pairs; go test -fuzz takes one package and one target at a time.
-FUZZ_TARGETS = ./refserver/apiserver:FuzzDecodeRequest ./refserver/apiserver:FuzzPatch \
+FUZZ_TARGETS = ./refserver/apiserver:FuzzDecodeRequest ./refserver/apiserver:FuzzPatch ./refserver/apiserver:FuzzMergePatch \
                ./refserver/fieldcheck:FuzzDecode ./refserver/rvplan:FuzzDecodeContinue \
                ./refserver/storage:FuzzDecodeRecord \
-               ./refserver/registry:FuzzMarshalJSON ./refserver/registry:FuzzSameJSON ./refserver/apply:FuzzJSONCopy \
+               ./refserver/registry:FuzzMarshalJSON ./refserver/registry:FuzzSameJSON ./refserver/registry:FuzzSpliceItem \
+               ./refserver/apply:FuzzJSONCopy \
                ./refserver/fieldcheck:FuzzTypeMeta ./refserver/fieldcheck:FuzzDecodeApplyOnePass \
                ./refserver/apiserver:FuzzProtobufBody ./refserver/apiserver:FuzzAccept ./spec/openapi:FuzzLoadBytes
 

@@ -23,6 +23,9 @@ func (r *Registry) decode(k *Kind, version string, kv storage.KeyValue, rev int6
 	if err := json.Unmarshal(kv.Value, &obj); err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", kv.Key, err))
 	}
+	if obj == nil { // a stored JSON null: never written by the registry, but not a panic either
+		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: the stored value is null", kv.Key))
+	}
 	if rev == 0 {
 		rev = kv.ModRevision
 	}

@@ -69,23 +69,43 @@ func (c *itemCache) get(key itemKey, encode func() ([]byte, error)) ([]byte, err
 	return b, nil
 }
 
+// lookup returns the bytes kept for key, if any.
+func (c *itemCache) lookup(key itemKey) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.items[key]
+	return b, ok
+}
+
 // encodeItem renders a stored object as a list item in version: the bytes
 // json.Marshal gives the decoded object (sorted keys), without kind and
-// apiVersion when bare, as kube-apiserver lists items of built-in kinds.
+// apiVersion when bare, as kube-apiserver lists items of built-in kinds. In
+// the storage version (no conversion, no pruning) they are the stored bytes
+// with resourceVersion spliced in (splice.go), so even a miss decodes nothing.
 func (r *Registry) encodeItem(k *Kind, version string, kv storage.KeyValue, bare bool) ([]byte, error) {
 	form := "item"
 	if bare {
 		form = "bare"
 	}
 	return r.items.get(itemKey{kind: k, version: version, key: kv.Key, revision: kv.ModRevision, form: form}, func() ([]byte, error) {
-		obj, err := r.decode(k, version, kv, 0)
-		if err != nil {
-			return nil, err
+		if version == k.StorageVersion() {
+			if b, ok := spliceItem(kv.Value, kv.ModRevision, k.APIVersion(version), k.Kind, bare); ok {
+				return b, nil
+			}
 		}
-		if bare {
-			delete(obj, "kind")
-			delete(obj, "apiVersion")
-		}
-		return MarshalJSON(obj)
+		return r.decodeItem(k, version, kv, bare)
 	})
+}
+
+// decodeItem is encodeItem's bytes by decoding the stored value and encoding it.
+func (r *Registry) decodeItem(k *Kind, version string, kv storage.KeyValue, bare bool) ([]byte, error) {
+	obj, err := r.decode(k, version, kv, 0)
+	if err != nil {
+		return nil, err
+	}
+	if bare {
+		delete(obj, "kind")
+		delete(obj, "apiVersion")
+	}
+	return MarshalJSON(obj)
 }

@@ -257,11 +257,3 @@ func (r *Registry) labelsKnown(k *Kind, version string, sel Selector, key string
 	}
 	return sel.Labels == nil || sel.Labels.Matches(sl.set), true
 }
-
-// lookup returns the bytes kept for key, if any.
-func (c *itemCache) lookup(key itemKey) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.items[key]
-	return b, ok
-}
