@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -19,4 +20,20 @@ func openBolt(dir string, opts storage.Options) (storage.Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// WaitStoreChecked waits until the store's data file has been checked
+// whole (the bbolt store serves reads before that, and its writes wait
+// for it; at once for a memory store) or ctx ends. An error means the
+// file was refused after all, left unchanged, and no write will succeed:
+// it reads as the error New returns for a file refused at open.
+func (s *Server) WaitStoreChecked(ctx context.Context) error {
+	c, ok := s.store.(interface{ WaitChecked(context.Context) error })
+	if !ok {
+		return nil
+	}
+	if err := c.WaitChecked(ctx); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("refserver: open store: %w", err)
+	}
+	return ctx.Err()
 }

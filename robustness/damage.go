@@ -8,8 +8,10 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // DamageCase is one way a data file can be damaged, and what the server
@@ -17,11 +19,15 @@ import (
 type DamageCase struct {
 	Name   string
 	Damage func(b []byte) ([]byte, error)
-	// Refused: the server exits non-zero with one line on stderr containing
-	// Says, and leaves the file byte for byte as it was. Otherwise it
-	// starts, and reads of the damaged object are a 500 naming it.
+	// Refused: the server exits with status 2 and one line on stderr
+	// containing Says, and leaves the file byte for byte as it was.
+	// Otherwise it starts, and reads of the damaged object are a 500
+	// naming it.
 	Refused bool
 	Says    string
+	// Checked: refused by the check of the whole file that ends after the
+	// server is ready (it reads a few pages to start), not at open.
+	Checked bool
 	// Args are extra serve flags (e.g. --fresh-store).
 	Args []string
 }
@@ -37,6 +43,28 @@ var DamageCases = []DamageCase{
 		r := rand.New(rand.NewPCG(7, 11))
 		for i := range b {
 			b[i] = byte(r.Uint32())
+		}
+		return b, nil
+	}},
+	{Name: "bit flipped in a record header", Refused: true, Checked: true, Says: "damaged", Damage: func(b []byte) ([]byte, error) {
+		// The record: its header ends with the key and the header's 4-byte
+		// checksum, and the value (JSON) follows. bbolt writes a changed page
+		// anew, so the file may hold stale copies too: flip every one.
+		key := []byte("/registry/core/configmaps/damage/victim")
+		n := 0
+		for off := 0; ; {
+			i := bytes.Index(b[off:], key)
+			if i < 0 {
+				break
+			}
+			off += i + len(key)
+			if off+4 < len(b) && b[off+4] == '{' {
+				b[off-1] ^= 0x01
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, errors.New("the victim's record is not in the file")
 		}
 		return b, nil
 	}},
@@ -109,13 +137,28 @@ func damageCase(ctx context.Context, bin, dir string, orig []byte, dc DamageCase
 		defer srv.stop()
 		return checkServed(ctx, newClient(srv.URL, ""), dc, ns)
 	}
-	if err == nil {
+	switch {
+	case err == nil && !dc.Checked:
 		srv.stop()
 		return errors.New("the server started on the damaged file")
+	case err == nil:
+		// Ready, and the check of the whole file must end it.
+		select {
+		case <-srv.exited:
+			err = &exitError{err: &exec.ExitError{ProcessState: srv.cmd.ProcessState}, stderr: srv.stderrText()}
+		case <-time.After(30 * time.Second):
+			srv.stop()
+			return errors.New("the server kept serving the damaged file")
+		}
+	case dc.Checked:
+		return fmt.Errorf("refused at open, not by the check after the start: %w", err)
 	}
 	var ee *exitError
 	if !errors.As(err, &ee) {
 		return err
+	}
+	if xe := (*exec.ExitError)(nil); !errors.As(ee.err, &xe) || xe.ExitCode() != 2 {
+		return fmt.Errorf("%v, want exit status 2: %s", ee.err, ee.stderr)
 	}
 	msg := strings.TrimSpace(ee.stderr)
 	lines := strings.Split(msg, "\n")

@@ -95,6 +95,12 @@ every client on its address.`,
 			if kubeconfigFile != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "kubeconfig written to %s\n", kubeconfigFile)
 			}
+			// The data file's check ends after the server is ready; a file
+			// it refuses ends the server as a file refused at open does.
+			if err := srv.WaitStoreChecked(ctx); err != nil && ctx.Err() == nil {
+				_ = srv.Close()
+				return withExit(exitUsage, err)
+			}
 			<-ctx.Done()
 			return srv.Close()
 		},

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -24,6 +25,9 @@ type trim struct {
 // every live key. A revision at or below the compacted one is a no-op;
 // one beyond the current revision compacts up to the current revision.
 func (s *MVCCStore) Compact(revision int64) error {
+	if err := s.writable(context.Background()); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -128,14 +132,14 @@ func (s *MVCCStore) startSweep() {
 	if every <= 0 || (s.opts.HistoryWindow <= 0 && s.opts.HistoryMaxRevisions == 0) {
 		return
 	}
-	s.sweepDone.Add(1)
+	s.bg.Add(1)
 	go func() {
-		defer s.sweepDone.Done()
+		defer s.bg.Done()
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
-			case <-s.stopSweep:
+			case <-s.stop:
 				return
 			case <-t.C:
 				_ = s.ApplyRetention() // a failed file write is retried on the next tick
@@ -148,6 +152,9 @@ func (s *MVCCStore) startSweep() {
 // drop at the current time of Options.Clock. Writes and the background sweep
 // call it; tests call it after moving an injected clock.
 func (s *MVCCStore) ApplyRetention() error {
+	if err := s.writable(context.Background()); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"log"
 	"sync"
 	"time"
@@ -81,6 +82,9 @@ type persister interface {
 	// written at a revision, checked against its checksum (ErrCorrupt
 	// naming key otherwise), or ErrCompacted when the record is gone.
 	read(fn func(get valueGetter) error) error
+	// writable waits until commit may be called (the file has been
+	// checked) or ctx ends; an error means no write will ever succeed.
+	writable(ctx context.Context) error
 	close() error
 }
 
@@ -101,10 +105,10 @@ type MVCCStore struct {
 	revWait   chan struct{} // closed and cleared on the next write; nil when nobody waits
 	closed    bool
 	persist   persister
-	legacy    []int64 // revisions loaded without checksums, until prepareFile
+	migrate   bool // the file loaded was written by an earlier version (until prepareFile)
 
-	stopSweep chan struct{}
-	sweepDone sync.WaitGroup
+	stop chan struct{}  // closed by Close: background work ends
+	bg   sync.WaitGroup // background work: the sweep, the file's check
 }
 
 var _ Store = (*MVCCStore)(nil)
@@ -118,9 +122,9 @@ func NewMemory(opts Options) *MVCCStore {
 
 func newStore(opts Options) *MVCCStore {
 	return &MVCCStore{
-		opts:      opts.withDefaults(),
-		watchers:  make(map[*watcher]struct{}),
-		stopSweep: make(chan struct{}),
+		opts:     opts.withDefaults(),
+		watchers: make(map[*watcher]struct{}),
+		stop:     make(chan struct{}),
 	}
 }
 
@@ -140,13 +144,32 @@ func (s *MVCCStore) Close() error {
 		close(s.revWait)
 		s.revWait = nil
 	}
-	close(s.stopSweep)
+	close(s.stop)
 	s.mu.Unlock()
-	s.sweepDone.Wait()
+	s.bg.Wait()
 	if s.persist != nil {
 		return s.persist.close()
 	}
 	return nil
+}
+
+// WaitChecked waits until the data file has been checked whole (at once
+// for the memory backend and for a file OpenBolt created or checked before
+// returning) or ctx ends. It returns nil when writes may proceed, and else
+// the error every write returns: for a damaged file, an ErrDamaged error
+// naming it, the file left unchanged.
+func (s *MVCCStore) WaitChecked(ctx context.Context) error { return s.writable(ctx) }
+
+// writable waits for the file's check before a write takes the store's
+// lock, so that reads are served meanwhile.
+func (s *MVCCStore) writable(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.persist == nil {
+		return nil
+	}
+	return s.persist.writable(ctx)
 }
 
 // reading runs fn with the file's value reader, or with nil for the memory

@@ -19,6 +19,10 @@ import (
 // key, and the file is refused; a damaged value still names its key, so the
 // store opens and reads of that key fail with ErrCorrupt naming it.
 //
+// Bucket "heads" holds, under the same revision, a copy of the record's
+// header alone (kind through headCRC, the same bytes): loading the file
+// reads it instead of the records, whose pages are mostly values.
+//
 // Files written before checksums existed hold records of kind 'P' and 'D'
 // (the same fields, no checksums); they are read, and OpenBolt rewrites
 // them with checksums the first time it opens the file read-write.
@@ -32,13 +36,24 @@ const (
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func checksum(rev int64, b []byte) uint32 {
-	var r [8]byte
-	binary.BigEndian.PutUint64(r[:], uint64(rev))
-	return crc32.Update(crc32.Checksum(r[:], castagnoli), castagnoli, b)
+	// The revision's 8 bytes (big-endian) go through the table one at a
+	// time: handing crc32 a slice of them would put them on the heap.
+	crc := ^uint32(0)
+	for shift := 56; shift >= 0; shift -= 8 {
+		crc = castagnoli[byte(crc)^byte(rev>>shift)] ^ crc>>8
+	}
+	return crc32.Update(^crc, castagnoli, b)
 }
 
 // encodeRecord renders a write in the current format.
 func encodeRecord(e *logEntry) []byte {
+	b, _ := encodeWrite(e)
+	return b
+}
+
+// encodeWrite renders a write as its record and the record's header (what
+// bucket "heads" holds), a prefix of the record.
+func encodeWrite(e *logEntry) (rec, head []byte) {
 	kind := recordPut
 	if e.ev.Type == EventDelete {
 		kind = recordDelete
@@ -50,12 +65,13 @@ func encodeRecord(e *logEntry) []byte {
 	b = binary.AppendUvarint(b, uint64(len(e.ev.Key)))
 	b = append(b, e.ev.Key...)
 	b = binary.BigEndian.AppendUint32(b, checksum(e.ev.Revision, b))
+	head = b[:len(b):len(b)]
 	if kind == recordPut {
 		start := len(b)
 		b = append(b, e.ev.Value...)
 		b = binary.BigEndian.AppendUint32(b, checksum(e.ev.Revision, b[start:]))
 	}
-	return b
+	return b, head
 }
 
 type record struct {
@@ -112,54 +128,95 @@ func decodeValue(rev int64, b []byte, key string) ([]byte, error) {
 	return append([]byte{}, rest...), nil // bbolt memory is only valid inside the transaction
 }
 
-func decodeRecordValue(rev int64, b []byte, withValue bool) (record, error) {
-	var r record
+// header is a record's header as parseHeader finds it; key points into
+// the bytes parsed.
+type header struct {
+	kind      byte // recordPut or recordDelete
+	createRev int64
+	at        int64
+	key       []byte
+	legacy    bool // written without checksums
+	size      int  // the header's length, its checksum included
+}
+
+// parseHeader reads the header at the start of b, the record or the heads
+// entry stored at rev, and checks its checksum.
+func parseHeader(rev int64, b []byte) (header, error) {
+	var h header
 	if len(b) < 1 {
-		return r, errCorrupt
+		return h, errCorrupt
 	}
 	switch b[0] {
 	case recordPut, recordDelete:
 	case legacyRecordPut, legacyRecordDelete:
-		r.legacy = true
+		h.legacy = true
 	default:
-		return r, errCorrupt
+		return h, errCorrupt
 	}
-	r.kind = b[0] | 0x20 // lower case: the kinds of both formats agree
+	h.kind = b[0] | 0x20 // lower case: the kinds of both formats agree
 	rest := b[1:]
 	cr, n := binary.Uvarint(rest)
 	if n <= 0 {
-		return r, errCorrupt
+		return h, errCorrupt
 	}
 	rest = rest[n:]
 	at, n := binary.Varint(rest)
 	if n <= 0 {
-		return r, errCorrupt
+		return h, errCorrupt
 	}
 	rest = rest[n:]
 	kl, n := binary.Uvarint(rest)
 	if n <= 0 || kl > uint64(len(rest)-n) {
-		return r, errCorrupt
+		return h, errCorrupt
 	}
 	rest = rest[n:]
-	r.createRev, r.at, r.key = int64(cr), at, string(rest[:kl])
-	rest = rest[kl:]
-	if !r.legacy {
-		head := len(b) - len(rest)
-		if len(rest) < 4 || binary.BigEndian.Uint32(rest) != checksum(rev, b[:head]) {
-			return r, fmt.Errorf("%w: header checksum mismatch", errCorrupt)
+	h.createRev, h.at, h.key = int64(cr), at, rest[:kl:kl]
+	h.size = len(b) - len(rest) + int(kl)
+	if !h.legacy {
+		if len(b)-h.size < 4 || binary.BigEndian.Uint32(b[h.size:]) != checksum(rev, b[:h.size]) {
+			return h, fmt.Errorf("%w: header checksum mismatch", errCorrupt)
 		}
-		rest = rest[4:]
+		h.size += 4
 	}
-	if r.kind == recordDelete {
-		if len(rest) != 0 {
-			return r, errCorrupt
-		}
-		return r, nil
+	return h, nil
+}
+
+// decodeHead reads an entry of bucket "heads": a current-format header
+// and nothing else.
+func decodeHead(rev int64, b []byte) (header, error) {
+	h, err := parseHeader(rev, b)
+	switch {
+	case err != nil:
+		return h, err
+	case h.legacy || h.size != len(b):
+		return h, errCorrupt
+	}
+	return h, nil
+}
+
+// checkTail checks what follows a record's header: nothing for a
+// deletion, a value and its checksum (at least 4 bytes) for a put.
+func checkTail(h header, tail []byte) error {
+	switch {
+	case h.kind == recordDelete && len(tail) != 0:
+		return errCorrupt
+	case h.kind == recordPut && !h.legacy && len(tail) < 4:
+		return errCorrupt
+	}
+	return nil
+}
+
+func decodeRecordValue(rev int64, b []byte, withValue bool) (record, error) {
+	h, err := parseHeader(rev, b)
+	r := record{kind: h.kind, createRev: h.createRev, at: h.at, key: string(h.key), legacy: h.legacy}
+	if err != nil {
+		return r, err
+	}
+	rest := b[h.size:]
+	if err := checkTail(h, rest); err != nil || r.kind == recordDelete {
+		return r, err
 	}
 	if !r.legacy {
-		if len(rest) < 4 {
-			return r, errCorrupt
-		}
 		if !withValue {
 			return r, nil
 		}

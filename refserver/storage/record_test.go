@@ -2,7 +2,9 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"testing"
 )
 
@@ -20,6 +22,9 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(int64(1), []byte{'P', 1, 1, 1, 'k', 'v'})
 	f.Add(int64(1), []byte{'D', 1, 1, 1, 'k'})
 	f.Fuzz(func(t *testing.T, rev int64, b []byte) {
+		if h, err := decodeHead(rev, b); err == nil && (h.legacy || h.size != len(b)) {
+			t.Fatalf("decodeHead accepted more than a current header: %+v", h)
+		}
 		r, err := decodeRecord(rev, b)
 		if err != nil {
 			return
@@ -39,7 +44,12 @@ func FuzzDecodeRecord(f *testing.F) {
 		if r.kind == recordDelete {
 			e.ev.Type = EventDelete
 		}
-		enc := encodeRecord(&e)
+		enc, head := encodeWrite(&e)
+		// The header bucket "heads" holds is the record's own first bytes.
+		if h, err := decodeHead(rev, head); err != nil || !bytes.HasPrefix(enc, head) || string(h.key) != r.key ||
+			h.kind != r.kind || h.createRev != r.createRev || h.at != r.at || checkTail(h, enc[len(head):]) != nil {
+			t.Fatalf("the header of %+v: %+v, %v", r, h, err)
+		}
 		r2, err := decodeRecord(rev, enc)
 		if err != nil || r2.damaged != nil || r2.key != r.key || !bytes.Equal(r2.value, r.value) || r2.kind != r.kind {
 			t.Fatalf("re-encoded record %+v decodes to %+v, %v", r, r2, err)
@@ -51,4 +61,19 @@ func FuzzDecodeRecord(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestChecksum: a record's checksum is CRC-32C over the 8-byte big-endian
+// revision followed by the bytes, as files already written hold it.
+func TestChecksum(t *testing.T) {
+	for _, tc := range []struct {
+		rev int64
+		b   string
+	}{{0, ""}, {1, "k"}, {0x0102030405060708, "a longer header and value"}, {-1, "\xff"}} {
+		want := crc32.Checksum(binary.BigEndian.AppendUint64(nil, uint64(tc.rev))[:8:8], castagnoli)
+		want = crc32.Update(want, castagnoli, []byte(tc.b))
+		if got := checksum(tc.rev, []byte(tc.b)); got != want {
+			t.Errorf("checksum(%d, %q) = %#x, want %#x", tc.rev, tc.b, got, want)
+		}
+	}
 }

@@ -13,14 +13,21 @@
 // revisions only, and every read of a value (get, list, update, delete,
 // watch replay) takes it from the file through bbolt's mmap, checking its
 // checksum, so the Go heap does not hold a second copy of the data and a
-// value that fails its checksum is an ErrCorrupt on every read. OpenBolt
-// checks an existing file whole, read-only, before it writes to it (bbolt's
-// check, every record header and its checksum), so a damaged file is
-// refused unchanged; it builds the index from the record headers alone,
-// without copying a value (record.go has the format): one pass over the
-// file gathers the headers, and sorting them by key gives each key's
-// versions and the keys in index order, from which the treap is built in
-// O(n) while bbolt's check runs alongside.
+// value that fails its checksum is an ErrCorrupt on every read. Each
+// record's header (key, revisions, kind, checksum) is also kept in a
+// bucket of its own, "heads", written and compacted in the same
+// transactions as the records. OpenBolt builds the index from it alone
+// (a few pages, not the values' pages; record.go has the format): it
+// reads the headers, checking their checksums and the history they make,
+// sorts them by key, which gives each key's versions and the keys in
+// index order, builds the treap in O(n), and returns a store that serves
+// reads from the file opened read-only. The rest of the check of the
+// whole file (every record against its header, bbolt's own check) then
+// runs in the background, and every write and compaction waits for it:
+// only a file that passes is reopened read-write, so a damaged file is
+// refused unchanged, at open or by that check (WaitChecked, and every
+// write, then return the same ErrDamaged error). A file written before
+// "heads" existed is checked whole at open and given the bucket.
 //
 // Keys sit in one ordered index (a treap) holding each key's retained
 // versions, oldest first; a read at revision R takes, per key, the last
@@ -81,7 +88,8 @@ var (
 	ErrClosed = errors.New("storage: store is closed")
 	// ErrCorrupt: a stored value fails its checksum; the error names the key and revision.
 	ErrCorrupt = errors.New("the stored data is damaged")
-	// ErrDamaged: OpenBolt refused a data file that fails its checks (left unchanged).
+	// ErrDamaged: OpenBolt, or the check of the whole file that ends after
+	// it (WaitChecked), refused a data file that fails its checks (left unchanged).
 	ErrDamaged = errors.New("the data file is damaged")
 	// ErrEmptyFile: OpenBolt found an empty (0-byte) data file and was not asked for a fresh store.
 	ErrEmptyFile = errors.New("the data file is empty (0 bytes): the data it held is gone")

@@ -8,7 +8,7 @@ import (
 
 // Create writes a new key; ErrKeyExists if it is present.
 func (s *MVCCStore) Create(ctx context.Context, key string, value []byte) (int64, error) {
-	if err := ctx.Err(); err != nil {
+	if err := s.writable(ctx); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
@@ -30,7 +30,7 @@ func (s *MVCCStore) Create(ctx context.Context, key string, value []byte) (int64
 // Update replaces the value of an existing key, checking expectModRevision
 // when it is non-zero.
 func (s *MVCCStore) Update(ctx context.Context, key string, value []byte, expectModRevision int64) (int64, error) {
-	if err := ctx.Err(); err != nil {
+	if err := s.writable(ctx); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
@@ -53,7 +53,7 @@ func (s *MVCCStore) Update(ctx context.Context, key string, value []byte, expect
 // Delete removes a key, checking expectModRevision when it is non-zero, and
 // returns the deleted key as it was.
 func (s *MVCCStore) Delete(ctx context.Context, key string, expectModRevision int64) (KeyValue, int64, error) {
-	if err := ctx.Err(); err != nil {
+	if err := s.writable(ctx); err != nil {
 		return KeyValue{}, 0, err
 	}
 	s.mu.Lock()
