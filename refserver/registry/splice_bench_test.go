@@ -10,19 +10,6 @@ import (
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
-// benchRegistry is a started registry of the built-in kinds on a memory store.
-func benchRegistry(tb testing.TB) (*Registry, *Kind) {
-	tb.Helper()
-	st := storage.NewMemory(storage.Options{})
-	r := New(Config{Store: st})
-	r.Register(BuiltinKinds(r)...)
-	tb.Cleanup(func() { r.Close(); _ = st.Close() })
-	if err := r.Start(context.Background()); err != nil {
-		tb.Fatal(err)
-	}
-	return r, r.Lookup("", "configmaps")
-}
-
 // benchConfigMap is a configmap of about 1 KiB once stored, with the
 // metadata a created object has (uid, creationTimestamp, managedFields).
 func benchConfigMap(i int) Object {
@@ -56,7 +43,7 @@ func benchStored(tb testing.TB, r *Registry, k *Kind, i int) storage.KeyValue {
 // BenchmarkItemSplice: one list item from stored bytes, by the splice and
 // by decoding and encoding again (what a cache miss cost before).
 func BenchmarkItemSplice(b *testing.B) {
-	r, k := benchRegistry(b)
+	r, k := newTestRegistry(b)
 	kv := benchStored(b, r, k, 1)
 	b.Logf("stored value: %d bytes", len(kv.Value))
 	for _, bc := range []struct {
@@ -87,7 +74,7 @@ func BenchmarkItemSplice(b *testing.B) {
 // BenchmarkListEncodedCold: a list of 1,000 configmaps of 1 KiB with an
 // empty item cache, as the first walk after the writes: every item misses.
 func BenchmarkListEncodedCold(b *testing.B) {
-	r, k := benchRegistry(b)
+	r, k := newTestRegistry(b)
 	for i := range 1000 {
 		benchStored(b, r, k, i)
 	}

@@ -84,7 +84,7 @@ func TestSpliceStoredObjects(t *testing.T) {
 // Metadata of every shape: empty, and keys sorting before and after
 // resourceVersion, including escaped keys whose written bytes sort otherwise.
 func TestSpliceMetadataShapes(t *testing.T) {
-	r, k := benchRegistry(t)
+	r, k := newTestRegistry(t)
 	for _, tt := range []struct {
 		name string
 		md   map[string]any
@@ -110,7 +110,7 @@ func TestSpliceMetadataShapes(t *testing.T) {
 // Anything but the canonical shape is refused, and encodeItem then decodes;
 // the canonical shape near each odd one is accepted.
 func TestSpliceRefusesOddInput(t *testing.T) {
-	r, k := benchRegistry(t)
+	r, k := newTestRegistry(t)
 	const head = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}`
 	nest := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	for i, tt := range []struct {
@@ -206,7 +206,7 @@ func TestSpliceRefusesOddInput(t *testing.T) {
 // Integers beyond 2^53: decode's float64 rounds them, the splice keeps the
 // stored digits, as kube-apiserver (which decodes integers as int64) does.
 func TestSpliceKeepsLargeIntegers(t *testing.T) {
-	r, k := benchRegistry(t)
+	r, k := newTestRegistry(t)
 	stored := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"spec":{"m":-123456789012345678,"n":9007199254740993}}`)
 	kv := storage.KeyValue{Key: "/configmaps/default/a", Value: stored, ModRevision: 9}
 	got, ok := spliceItem(stored, 9, "v1", "ConfigMap", false)

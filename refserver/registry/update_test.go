@@ -11,14 +11,15 @@ import (
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
-func newTestRegistry(t *testing.T) (*Registry, *Kind) {
-	t.Helper()
+// newTestRegistry is a started registry of the built-in kinds on a memory store.
+func newTestRegistry(tb testing.TB) (*Registry, *Kind) {
+	tb.Helper()
 	st := storage.NewMemory(storage.Options{})
 	r := New(Config{Store: st})
 	r.Register(BuiltinKinds(r)...)
-	t.Cleanup(func() { r.Close(); _ = st.Close() })
+	tb.Cleanup(func() { r.Close(); _ = st.Close() })
 	if err := r.Start(context.Background()); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return r, r.Lookup("", "configmaps")
 }
