@@ -69,14 +69,6 @@ func (c *itemCache) get(key itemKey, encode func() ([]byte, error)) ([]byte, err
 	return b, nil
 }
 
-// lookup returns the bytes kept for key, if any.
-func (c *itemCache) lookup(key itemKey) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.items[key]
-	return b, ok
-}
-
 // encodeItem renders a stored object as a list item in version: the bytes
 // json.Marshal gives the decoded object (sorted keys), without kind and
 // apiVersion when bare, as kube-apiserver lists items of built-in kinds. In

@@ -71,7 +71,7 @@ func (r *Registry) GetEncoded(ctx context.Context, k *Kind, version, ns, name st
 		return nil, err
 	}
 	key := itemKey{kind: k, version: version, key: kv.Key, revision: kv.ModRevision, form: form}
-	if b, ok := r.written.lookup(key); ok {
+	if b, ok := r.written.get(key); ok {
 		return b, nil
 	}
 	return r.items.get(key, func() ([]byte, error) {
@@ -83,9 +83,9 @@ func (r *Registry) GetEncoded(ctx context.Context, k *Kind, version, ns, name st
 	})
 }
 
-// writtenBudget bounds the bytes of the get answers kept from writes: the
-// last few thousand objects written, a small share of the process.
-const writtenBudget = 4 << 20
+// writtenBudget is the size of the ring of get answers kept from writes:
+// the last thousand or so objects of a kilobyte written.
+const writtenBudget = 2 << 20
 
 // KeepEncoded keeps b as GetEncoded's bytes in form for obj, an object a
 // write has just stored in version (its resourceVersion names the revision):
@@ -104,7 +104,7 @@ func (r *Registry) KeepEncoded(k *Kind, version string, obj Object, form string,
 	if k.Namespaced {
 		ns, _ = m["namespace"].(string)
 	}
-	_, _ = r.written.get(itemKey{kind: k, version: version, key: keyOf(k, ns, name), revision: rev, form: form}, func() ([]byte, error) { return b, nil })
+	r.written.put(itemKey{kind: k, version: version, key: keyOf(k, ns, name), revision: rev, form: form}, b)
 }
 
 // ListResult is a page of a collection.

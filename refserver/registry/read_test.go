@@ -94,7 +94,7 @@ func TestLabelCacheBounded(t *testing.T) {
 	if _, ok := c.items[labelKey{key: "k", revision: 1}]; ok {
 		t.Error("the oldest entry was kept")
 	}
-	if sl := c.get(storage.KeyValue{Key: "k", Value: []byte(`{"metadata":{"labels":{"a":"b"}}}`), ModRevision: labelCacheSize + 10}); !sl.ok || sl.set["a"] != "b" {
+	if sl := c.get(storage.KeyValue{Key: "k", Value: []byte(`{"metadata":{"labels":{"a":"b"}}}`), ModRevision: labelCacheSize + 10}); !sl.ok || sl.set.Get("a") != "b" {
 		t.Errorf("newest entry: %+v", sl)
 	}
 }
@@ -122,6 +122,23 @@ func TestLabelCacheWrittenMatchesStored(t *testing.T) {
 		want := parseLabels(val)
 		if want.ok && (!got.ok || !reflect.DeepEqual(got.set, want.set)) {
 			t.Errorf("%s: kept %+v, stored bytes give %+v", o, got, want)
+		}
+	}
+}
+
+// Selectors match compact labels exactly as they match the labels.Set.
+func TestCompactLabelsMatchAsSet(t *testing.T) {
+	sets := []labels.Set{nil, {}, {"a": "1"}, {"a": "1", "b": "2"}, {"app": "web", "tier": "front", "z": ""}}
+	for _, expr := range []string{"", "a", "!a", "a=1", "a!=1", "a in (1,2)", "a notin (1)", "b=2,a=1", "app=web,tier!=back", "z=", "z", "missing=x", "a>0"} {
+		sel, err := labels.Parse(expr)
+		if err != nil {
+			t.Fatalf("%q: %v", expr, err)
+		}
+		for _, set := range sets {
+			compact := newCompactLabels(set, func(v string) string { return v })
+			if got, want := sel.Matches(compact), sel.Matches(set); got != want {
+				t.Errorf("%q on %v: compact %v, set %v", expr, set, got, want)
+			}
 		}
 	}
 }

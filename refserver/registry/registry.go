@@ -31,10 +31,10 @@ type Registry struct {
 
 	events *eventCache // watch-event objects shared between watchers
 	items  *itemCache  // list items and get answers encoded once per revision (itemcache.go)
-	// written holds the get answers of the latest writes (KeepEncoded), in
-	// a budget of their own: a burst of writes neither pushes list items
-	// out nor grows the process by more than writtenBudget.
-	written *itemCache
+	// written holds the get answers of the latest writes (KeepEncoded) in
+	// a ring of its own (answerring.go): a burst of writes neither pushes
+	// list items out nor grows the process by more than writtenBudget.
+	written *answerRing
 	labels  *labelCache // stored objects' labels, read once per revision (labelcache.go)
 
 	mu    sync.RWMutex
@@ -48,7 +48,7 @@ type Registry struct {
 // New builds a registry serving no kind yet.
 func New(cfg Config) *Registry {
 	r := &Registry{store: cfg.Store, clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, kinds: map[string]*Kind{},
-		events: newEventCache(), items: newItemCache(itemCacheBudget), written: newItemCache(writtenBudget), labels: newLabelCache()}
+		events: newEventCache(), items: newItemCache(itemCacheBudget), written: newAnswerRing(writtenBudget), labels: newLabelCache()}
 	if r.clock == nil {
 		r.clock = time.Now
 	}
