@@ -43,7 +43,7 @@ FUZZ_TARGETS = ./refserver/apiserver:FuzzDecodeRequest ./refserver/apiserver:Fuz
                ./refserver/fieldcheck:FuzzDecode ./refserver/rvplan:FuzzDecodeContinue \
                ./refserver/storage:FuzzDecodeRecord \
                ./refserver/registry:FuzzMarshalJSON ./refserver/registry:FuzzSameJSON ./refserver/registry:FuzzSpliceItem \
-               ./refserver/apply:FuzzJSONCopy \
+               ./refserver/jsonvalue:FuzzJSONCopy \
                ./refserver/fieldcheck:FuzzTypeMeta ./refserver/fieldcheck:FuzzDecodeApplyOnePass \
                ./refserver/apiserver:FuzzProtobufBody ./refserver/apiserver:FuzzAccept ./spec/openapi:FuzzLoadBytes
 

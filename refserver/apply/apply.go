@@ -32,8 +32,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"math"
-	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,6 +43,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
 // coreSchemas are the OpenAPI v3 component schemas of ConfigMap, Secret,
@@ -285,75 +285,13 @@ func ValidatePatchOptions(opts metav1.PatchOptions, patchType types.PatchType) e
 }
 
 // jsonCopy deep-copies v as encoding it to JSON and decoding that with
-// sigsjson.UnmarshalCaseSensitivePreserveInts would, without the bytes:
-// integral numbers become int64, others float64, nil maps and slices become
-// nil. It returns nil for a value whose round trip it cannot vouch for
-// (other types, strings that are not UTF-8, integral floats from 2^53 on,
-// whose shortest decimal form may not be their exact value): the caller
-// takes the round trip then.
+// sigsjson.UnmarshalCaseSensitivePreserveInts would, without the bytes
+// (integral numbers become int64). It returns nil for a value whose round
+// trip jsonvalue.Copy cannot vouch for: the caller takes the round trip then.
 func jsonCopy(v any) any {
-	out, ok := jsonCopyValue(v)
+	out, ok := jsonvalue.Copy(v, jsonvalue.PreserveInts)
 	if !ok {
 		return nil
 	}
 	return out
-}
-
-// maxExactFloat is 2^53: below it an integral float64 prints as its exact integer.
-const maxExactFloat = 1 << 53
-
-func jsonCopyValue(v any) (any, bool) {
-	switch t := v.(type) {
-	case nil, bool:
-		return t, true
-	case string:
-		return t, utf8.ValidString(t)
-	case map[string]any:
-		if t == nil {
-			return nil, true
-		}
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			if !utf8.ValidString(k) {
-				return nil, false
-			}
-			c, ok := jsonCopyValue(e)
-			if !ok {
-				return nil, false
-			}
-			out[k] = c
-		}
-		return out, true
-	case []any:
-		if t == nil {
-			return nil, true
-		}
-		out := make([]any, len(t))
-		for i, e := range t {
-			c, ok := jsonCopyValue(e)
-			if !ok {
-				return nil, false
-			}
-			out[i] = c
-		}
-		return out, true
-	case int64:
-		return t, true
-	case int:
-		return int64(t), true
-	case int32:
-		return int64(t), true
-	case float64:
-		switch {
-		case math.IsNaN(t) || math.IsInf(t, 0):
-			return nil, false // the round trip reports the error
-		case t == math.Trunc(t):
-			if math.Abs(t) >= maxExactFloat {
-				return nil, false
-			}
-			return int64(t), true
-		}
-		return t, true
-	}
-	return nil, false
 }

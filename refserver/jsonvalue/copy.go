@@ -1,0 +1,89 @@
+// Package jsonvalue copies JSON-shaped Go values (maps with string keys,
+// slices, strings, bools, nil and numbers) as a JSON round trip would,
+// without encoding them: a deep copy through the bytes sat on every write.
+package jsonvalue
+
+import (
+	"math"
+	"unicode/utf8"
+)
+
+// Numbers says what a number becomes after the round trip.
+type Numbers int
+
+const (
+	// Float64: every number is a float64, as encoding/json decodes into any.
+	Float64 Numbers = iota
+	// PreserveInts: integral numbers are int64 and others float64, as
+	// sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts decodes.
+	PreserveInts
+)
+
+// maxExactFloat is 2^53: below it an integral float64 prints as its exact integer.
+const maxExactFloat = 1 << 53
+
+// Copy deep-copies v as encoding it to JSON and decoding that with the
+// given number rule would; nil maps and slices stay nil. ok is false for a
+// value whose round trip it cannot vouch for (other Go types, strings that
+// are not UTF-8, NaN and infinities, and under PreserveInts integral floats
+// from 2^53 on, whose shortest decimal form may not be their exact value):
+// the caller takes the round trip then.
+func Copy(v any, numbers Numbers) (any, bool) {
+	switch t := v.(type) {
+	case nil, bool:
+		return t, true
+	case string:
+		return t, utf8.ValidString(t)
+	case map[string]any:
+		if t == nil {
+			return nil, true
+		}
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			c, ok := Copy(e, numbers)
+			if !ok || !utf8.ValidString(k) {
+				return nil, false
+			}
+			out[k] = c
+		}
+		return out, true
+	case []any:
+		if t == nil {
+			return nil, true
+		}
+		out := make([]any, len(t))
+		for i, e := range t {
+			c, ok := Copy(e, numbers)
+			if !ok {
+				return nil, false
+			}
+			out[i] = c
+		}
+		return out, true
+	case int64:
+		return number(float64(t), t, numbers), true
+	case int:
+		return number(float64(t), int64(t), numbers), true
+	case int32:
+		return number(float64(t), int64(t), numbers), true
+	case float64:
+		switch {
+		case math.IsNaN(t) || math.IsInf(t, 0):
+			return nil, false // the round trip reports the error
+		case numbers == PreserveInts && t == math.Trunc(t):
+			if math.Abs(t) >= maxExactFloat {
+				return nil, false
+			}
+			return int64(t), true
+		}
+		return t, true
+	}
+	return nil, false
+}
+
+func number(f float64, i int64, numbers Numbers) any {
+	if numbers == PreserveInts {
+		return i
+	}
+	return f
+}

@@ -1,0 +1,118 @@
+package jsonvalue
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+
+	sigsjson "sigs.k8s.io/json"
+)
+
+// roundTrip is what Copy stands for under each number rule.
+func roundTrip(v any, numbers Numbers) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if numbers == PreserveInts {
+		err = sigsjson.UnmarshalCaseSensitivePreserveInts(b, &out)
+	} else {
+		err = json.Unmarshal(b, &out)
+	}
+	return out, err
+}
+
+var rules = []struct {
+	name    string
+	numbers Numbers
+}{{"float64", Float64}, {"preserve-ints", PreserveInts}}
+
+func TestCopyIsTheRoundTrip(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		v              any
+		okFloat, okInt bool // Copy takes it under Float64, under PreserveInts
+	}{
+		{"scalars", map[string]any{"s": "x", "b": true, "n": nil, "f": 1.5, "i": int64(7), "int": 3, "i32": int32(-4)}, true, true},
+		{"integral floats", map[string]any{"a": 1.0, "b": -0.0, "c": 9007199254740991.0, "d": -1e15}, true, true},
+		{"small and large non-integral", []any{1e-7, 123.456, -2.5e-300}, true, true},
+		{"nested", map[string]any{"m": map[string]any{"l": []any{map[string]any{"x": 1.0}, "y"}}}, true, true},
+		{"typed nils", map[string]any{"m": map[string]any(nil), "l": []any(nil)}, true, true},
+		{"empty", map[string]any{"m": map[string]any{}, "l": []any{}}, true, true},
+		{"integral float from 2^53", map[string]any{"f": 1152921504606846976.0}, true, false},
+		{"huge float", map[string]any{"f": 1e300}, true, false},
+		{"int64 beyond 2^53", map[string]any{"i": int64(9007199254740993)}, true, true},
+		{"invalid UTF-8 value", map[string]any{"s": "a\xffb"}, false, false},
+		{"invalid UTF-8 key", map[string]any{"\xff": "x"}, false, false},
+		{"other type", map[string]any{"t": struct{ A int }{1}}, false, false},
+		{"uint64", map[string]any{"u": uint64(1)}, false, false},
+		{"NaN", math.NaN(), false, false},
+	} {
+		for _, rule := range rules {
+			t.Run(tt.name+"/"+rule.name, func(t *testing.T) {
+				want := tt.okFloat
+				if rule.numbers == PreserveInts {
+					want = tt.okInt
+				}
+				got, ok := Copy(tt.v, rule.numbers)
+				if ok != want {
+					t.Fatalf("Copy took it: %v, want %v", ok, want)
+				}
+				if !ok {
+					return
+				}
+				trip, err := roundTrip(tt.v, rule.numbers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, trip) {
+					t.Errorf("Copy %#v, round trip %#v", got, trip)
+				}
+			})
+		}
+	}
+}
+
+// The copy must not share maps or slices with its source.
+func TestCopyIsDeep(t *testing.T) {
+	src := map[string]any{"m": map[string]any{"k": "v"}, "l": []any{"a"}}
+	for _, rule := range rules {
+		c, _ := Copy(src, rule.numbers)
+		c.(map[string]any)["m"].(map[string]any)["k"] = "changed"
+		c.(map[string]any)["l"].([]any)[0] = "changed"
+		if src["m"].(map[string]any)["k"] != "v" || src["l"].([]any)[0] != "a" {
+			t.Fatalf("%s: source changed: %v", rule.name, src)
+		}
+	}
+}
+
+// FuzzJSONCopy: for any JSON document, decoded either way, Copy gives the
+// round trip of its number rule or declines.
+func FuzzJSONCopy(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":1.5,"c":[1,2.0,"x",null,true],"d":{"e":1e3}}`, `[1e21, 9007199254740993, -0.0]`, `"\ud800"`, `{"\u00ff":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var plain, ints any
+		if json.Unmarshal(data, &plain) != nil || sigsjson.UnmarshalCaseSensitivePreserveInts(data, &ints) != nil {
+			return
+		}
+		for _, v := range []any{plain, ints} {
+			for _, rule := range rules {
+				got, ok := Copy(v, rule.numbers)
+				if !ok {
+					continue
+				}
+				want, err := roundTrip(v, rule.numbers)
+				if err != nil {
+					t.Fatalf("%s: Copy took a value that does not encode", data)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, %s: Copy %#v, round trip %#v", data, rule.name, got, want)
+				}
+			}
+		}
+	})
+}
