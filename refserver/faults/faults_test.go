@@ -93,3 +93,23 @@ func TestMiddleware(t *testing.T) {
 		t.Fatal("no handler")
 	}
 }
+
+// expectAnswer checks a recorded answer's status code and that its body
+// holds every string of want and none of notWant.
+func expectAnswer(t *testing.T, rec *httptest.ResponseRecorder, code int, want, notWant []string) {
+	t.Helper()
+	body := rec.Body.String()
+	if rec.Code != code {
+		t.Errorf("code %d, want %d: %s", rec.Code, code, body)
+	}
+	for _, w := range want {
+		if !strings.Contains(body, w) {
+			t.Errorf("answer lacks %s: %q", w, body)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(body, w) {
+			t.Errorf("answer has %s: %q", w, body)
+		}
+	}
+}

@@ -108,20 +108,7 @@ func TestStreamsFaults(t *testing.T) {
 			rec := httptest.NewRecorder()
 			var query, body string
 			set.Wrap(streamsBackend(&query, &body)).ServeHTTP(rec, req)
-			got := rec.Body.String()
-			if rec.Code != tc.code {
-				t.Errorf("code %d, want %d: %s", rec.Code, tc.code, got)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("answer lacks %s: %q", w, got)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(got, w) {
-					t.Errorf("answer has %s: %q", w, got)
-				}
-			}
+			expectAnswer(t, rec, tc.code, tc.want, tc.notWant)
 			if tc.query != "" && query != tc.query {
 				t.Errorf("the handler saw query %q, want %q", query, tc.query)
 			}
