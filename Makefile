@@ -43,8 +43,9 @@ FUZZ_TARGETS = ./refserver/apiserver:FuzzDecodeRequest ./refserver/apiserver:Fuz
                ./refserver/fieldcheck:FuzzDecode ./refserver/rvplan:FuzzDecodeContinue \
                ./refserver/storage:FuzzDecodeRecord \
                ./refserver/registry:FuzzMarshalJSON ./refserver/registry:FuzzSameJSON ./refserver/registry:FuzzSpliceItem \
-               ./refserver/jsonvalue:FuzzJSONCopy \
-               ./refserver/fieldcheck:FuzzTypeMeta ./refserver/fieldcheck:FuzzDecodeApplyOnePass \
+               ./refserver/jsonvalue:FuzzJSONCopy ./refserver/jsonvalue:FuzzParse \
+               ./refserver/apply:FuzzUpdateFastPath \
+               ./refserver/fieldcheck:FuzzTypeMeta ./refserver/fieldcheck:FuzzDecodeApplyOnePass ./refserver/fieldcheck:FuzzTypedFastCheck \
                ./refserver/apiserver:FuzzProtobufBody ./refserver/apiserver:FuzzAccept ./spec/openapi:FuzzLoadBytes
 
 fuzz: ## run each fuzz target for FUZZTIME (default 20s)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/apiconform/apiconform/refserver/apply"
 	"github.com/apiconform/apiconform/refserver/fieldcheck"
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 	"github.com/apiconform/apiconform/refserver/registry"
 )
 
@@ -110,7 +111,17 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	}
 	patched := func(cur registry.Object) (registry.Object, []string, error) {
 		if mergeDoc != nil {
-			if next, err := registry.MarshalJSON(mergeObject(cur, mergeDoc)); err == nil {
+			merged := mergeObject(cur, mergeDoc)
+			// What decoding the merged object's JSON would give, without
+			// the bytes; the decoder answers it when that is provably clean.
+			if v, ok := jsonvalue.Copy(merged, jsonvalue.PreserveInts); ok {
+				if m, isMap := v.(map[string]any); isMap && m != nil {
+					if obj, ok := decoder(ri).DecodePatchedObject(fieldcheck.PatchType(mt), body, m); ok {
+						return obj, nil, nil
+					}
+				}
+			}
+			if next, err := registry.MarshalJSON(merged); err == nil {
 				if obj, w, err := decoder(ri).DecodePatched(fieldcheck.PatchType(mt), body, next, lv); err == nil && len(w) == 0 {
 					return obj, nil, nil
 				}

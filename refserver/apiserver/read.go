@@ -21,7 +21,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, ri *requestInfo, f
 		return serr
 	}
 	if ri.subresource != "scale" && encodedOK(r, f) {
-		b, err := h.reg.GetEncoded(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, plan, getForm, compactObject)
+		b, err := h.reg.GetJSON(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, plan)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -160,7 +159,7 @@ func responseType(r *http.Request, v any) (ct string, pretty bool, ok bool) {
 func marshalOrdered(v any, pretty bool) ([]byte, error) {
 	m, ok := v.(map[string]any)
 	if ok && !pretty {
-		return appendOrdered(make([]byte, 0, 1024), m)
+		return registry.MarshalObject(m)
 	}
 	if !ok {
 		if pretty {
@@ -200,7 +199,7 @@ func marshalOrdered(v any, pretty bool) ([]byte, error) {
 		buf.Write(b)
 		return nil
 	}
-	for _, k := range orderedKeys(m) {
+	for _, k := range registry.ObjectKeys(m) {
 		if err := write(k, m[k]); err != nil {
 			return nil, err
 		}
@@ -211,51 +210,4 @@ func marshalOrdered(v any, pretty bool) ([]byte, error) {
 		buf.WriteString("}\n")
 	}
 	return buf.Bytes(), nil
-}
-
-// appendOrdered is marshalOrdered's compact form of a map, written with
-// registry.AppendJSON (json.Marshal's bytes without its reflection).
-func appendOrdered(b []byte, m map[string]any) ([]byte, error) {
-	b = append(b, '{')
-	first := true
-	var err error
-	field := func(k string, v any) {
-		if err != nil {
-			return
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		if b, err = registry.AppendJSON(b, k); err == nil {
-			b = append(b, ':')
-			b, err = registry.AppendJSON(b, v)
-		}
-	}
-	for _, k := range orderedKeys(m) {
-		field(k, m[k])
-	}
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}', '\n'), nil
-}
-
-// orderedKeys are m's keys in kube-apiserver's order: kind, apiVersion and
-// metadata first (those present), then the rest sorted.
-func orderedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for _, k := range []string{"kind", "apiVersion", "metadata"} {
-		if _, ok := m[k]; ok {
-			keys = append(keys, k)
-		}
-	}
-	start := len(keys)
-	for k := range m {
-		if k != "kind" && k != "apiVersion" && k != "metadata" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys[start:])
-	return keys
 }

@@ -32,6 +32,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +45,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
@@ -59,7 +62,16 @@ const objectMetaRef = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1
 // Manager applies and records field ownership for one kind and version.
 type Manager struct {
 	gvk schema.GroupVersionKind
+	gv  string // gvk's apiVersion
 	fm  *managedfields.FieldManager
+	tc  managedfields.TypeConverter
+	// clock stamps the fast path's Update entries (tests); nil is time.Now.
+	clock func() time.Time
+	empty struct { // emptyTyped's
+		once  sync.Once
+		value *typed.TypedValue
+		err   error
+	}
 	// Default, when set, defaults an object the way the kind's strategy
 	// does, so applied configurations are compared after defaulting.
 	Default func(obj map[string]any)
@@ -131,7 +143,7 @@ func loadCore() (map[string]*spec.Schema, error) {
 }
 
 func newManager(gvk schema.GroupVersionKind, tc managedfields.TypeConverter, custom bool) (*Manager, error) {
-	m := &Manager{gvk: gvk}
+	m := &Manager{gvk: gvk, gv: gvk.GroupVersion().String(), tc: tc}
 	h := hooks{m: m}
 	var (
 		fm  *managedfields.FieldManager
@@ -171,8 +183,19 @@ func (m *Manager) Apply(live, applied map[string]any, manager string, force bool
 
 // Update records, in updated's managedFields, that manager set the fields it
 // changed from live (an Update entry), taking them from other managers. live
-// nil means a create.
+// nil means a create. The common cases take a fast path (update.go) that
+// gives the library's result without its cost; the rest go to the library.
+// The result may share values below metadata with updated.
 func (m *Manager) Update(live, updated map[string]any, manager string) (map[string]any, error) {
+	if out, ok := m.fastUpdate(live, updated, manager); ok {
+		return out, nil
+	}
+	return m.libraryUpdate(live, updated, manager)
+}
+
+// libraryUpdate is Update by the FieldManager: the reference the fast path
+// must match.
+func (m *Manager) libraryUpdate(live, updated map[string]any, manager string) (map[string]any, error) {
 	liveObj, err := m.object(live)
 	if err != nil {
 		return nil, err

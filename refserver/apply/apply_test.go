@@ -167,7 +167,7 @@ func TestApplyRejectsUndeclaredFields(t *testing.T) {
 	}
 }
 
-func widgetSchema(t *testing.T) map[string]any {
+func widgetSchema(t testing.TB) map[string]any {
 	b, err := os.ReadFile("testdata/widget-schema.json")
 	if err != nil {
 		t.Fatal(err)

@@ -12,12 +12,17 @@ import (
 
 // Finding unknown and duplicate fields.
 
-// check finds unknown and duplicate fields of data (the JSON of obj) and
-// returns obj without them. The error is a type error (always fatal).
-func (d Decoder) check(data []byte, obj map[string]any) (map[string]any, []error, error) {
+// check finds unknown and duplicate fields of data (the JSON of obj, which
+// has added keys more: see parse) and returns obj without them. The error
+// is a type error (always fatal). fast allows the typed fast check.
+func (d Decoder) check(data []byte, obj map[string]any, added int, fast bool) (map[string]any, []error, error) {
 	switch {
 	case d.Schema.typed != nil:
-		return checkTyped(data, obj, d.Schema.typed)
+		typed := d.Schema.typed()
+		if fast && typedFast(data, obj, added, typed) {
+			return obj, nil, nil
+		}
+		return checkTyped(data, obj, typed)
 	case d.Schema.structural != nil:
 		return checkStructural(data, obj, d.Schema.structural)
 	}
@@ -32,9 +37,8 @@ func (d Decoder) check(data []byte, obj map[string]any) (map[string]any, []error
 // checkTyped decodes into the Go type: sigs.k8s.io/json reports unknown and
 // duplicate fields in document order with kube-apiserver's paths, and the
 // round trip through the type drops them (merging duplicate maps, as the
-// typed decoder does).
-func checkTyped(data []byte, in map[string]any, newObj func() any) (map[string]any, []error, error) {
-	typed := newObj()
+// typed decoder does). typed is a new value of the Go type.
+func checkTyped(data []byte, in map[string]any, typed any) (map[string]any, []error, error) {
 	strict, err := sigsjson.UnmarshalStrict(data, typed)
 	if err != nil {
 		return nil, nil, err

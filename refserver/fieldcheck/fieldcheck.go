@@ -114,11 +114,10 @@ func (d Decoder) Decode(body []byte, format Format, level Level) (map[string]any
 		// answers "kind: Invalid value: ...: must be <Kind>" (the caller's).
 		return obj, nil, nil
 	}
-	prefix := h.prefix
 	gvk := [2]any{obj["apiVersion"], obj["kind"]}
-	obj, more, err := d.check(data, obj)
+	obj, more, err := d.check(data, obj, h.added, true)
 	if err != nil {
-		return nil, nil, apierrors.NewBadRequest(prefix + err.Error())
+		return nil, nil, apierrors.NewBadRequest(d.prefix(h) + err.Error())
 	}
 	for i, key := range []string{"apiVersion", "kind"} {
 		if gvk[i] != nil {
@@ -131,10 +130,10 @@ func (d Decoder) Decode(body []byte, format Format, level Level) (map[string]any
 		if internal == "" {
 			internal = "core"
 		}
-		return nil, nil, apierrors.NewBadRequest(prefix + fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", h.version, h.kind, internal, d.GVK.Kind))
+		return nil, nil, apierrors.NewBadRequest(d.prefix(h) + fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", h.version, h.kind, internal, d.GVK.Kind))
 	}
 	issues = append(issues, more...)
-	warnings, err := apply(level, issues, func(e error) error { return apierrors.NewBadRequest(prefix + e.Error()) })
+	warnings, err := apply(level, issues, func(e error) error { return apierrors.NewBadRequest(d.prefix(h) + e.Error()) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -157,7 +156,9 @@ const (
 // is the patched object (the patch itself for a strategic merge patch).
 func (d Decoder) DecodePatched(pt PatchType, patch, patched []byte, level Level) (map[string]any, []string, error) {
 	var issues []error
-	if pt != JSONPatch {
+	// Most patches have no duplicate key, which a scan of the keys proves
+	// without decoding; the decode reports the others.
+	if pt != JSONPatch && !(fastChecks && noDuplicateKeys(patch)) {
 		var p map[string]any
 		strict, err := sigsjson.UnmarshalStrict(patch, &p, sigsjson.DisallowDuplicateFields)
 		if err == nil {
@@ -173,11 +174,13 @@ func (d Decoder) DecodePatched(pt PatchType, patch, patched []byte, level Level)
 		}
 		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), value, e.Error())})
 	}
-	obj, _, err := d.parse(patched, patched)
+	obj, h, err := d.parse(patched, patched)
 	if err != nil {
 		return nil, nil, err
 	}
-	obj, more, err := d.check(patched, obj)
+	// Nothing puts back what parse filled in: the fast check, which keeps
+	// it, may answer only when parse filled nothing.
+	obj, more, err := d.check(patched, obj, h.added, h.filled == 0)
 	if err != nil {
 		return nil, nil, invalid(err)
 	}
@@ -187,6 +190,32 @@ func (d Decoder) DecodePatched(pt PatchType, patch, patched []byte, level Level)
 		return nil, nil, err
 	}
 	return obj, warnings, nil
+}
+
+// DecodePatchedObject answers DecodePatched for a patched object already in
+// hand, without its bytes: obj must be what decoding the patched object's
+// JSON would give (integers as int64; jsonvalue.Copy with PreserveInts makes
+// it from a merge result). ok is true only when the fast checks prove that
+// DecodePatched would return obj itself and no warnings: a built-in kind's
+// object at the endpoint's apiVersion, with kind set, a patch without
+// duplicate keys, and nothing the typed round trip would drop or rewrite.
+// Otherwise the caller encodes obj and calls DecodePatched, for its answer
+// and exact wording.
+func (d Decoder) DecodePatchedObject(pt PatchType, patch []byte, obj map[string]any) (map[string]any, bool) {
+	if d.Schema.typed == nil || d.Schema.custom || (pt != JSONPatch && !noDuplicateKeys(patch)) {
+		return nil, false
+	}
+	// parse would fill in nothing and accept the version.
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if apiVersion == "" || kind == "" || apiVersion != d.GVK.GroupVersion().String() {
+		return nil, false
+	}
+	// The object comes from maps, so its encoding has no duplicate key to count.
+	if _, ok := typedFastObject(obj, d.Schema.typed()); !ok {
+		return nil, false
+	}
+	return obj, true
 }
 
 // DecodeApply decodes a server-side apply body (application/apply-patch+yaml;

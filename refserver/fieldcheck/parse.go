@@ -7,19 +7,25 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
 // Reading a request body's JSON and its apiVersion and kind.
 
-// parse reads the body as a JSON object and fills apiVersion and kind from
-// the endpoint when missing; prefix is kube-apiserver's lead-in for decoding
-// errors ("ConfigMap in version "v1" cannot be handled as a ConfigMap: ").
+// parse reads the body as a JSON object (in one pass when jsonvalue.Parse can,
+// else with the library) and fills apiVersion and kind from the endpoint
+// when missing.
 // A custom resource is not filled in: without a kind (or as JSON null) it is
 // unrecognized, and a missing apiVersion is left for the caller's version
 // check ("the API version in the data () does not match ...").
 func (d Decoder) parse(data, original []byte) (map[string]any, head, error) {
-	var obj map[string]any
-	err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &obj)
+	obj, fast := jsonvalue.Parse(data, jsonvalue.PreserveInts)
+	var err error
+	if !fast || !fastChecks {
+		obj = nil
+		err = sigsjson.UnmarshalCaseSensitivePreserveInts(data, &obj)
+	}
 	h, ok := typeMeta(data, obj)
 	if err != nil || !ok {
 		// The body is not an object with string apiVersion and kind: the
@@ -39,23 +45,31 @@ func (d Decoder) parse(data, original []byte) (map[string]any, head, error) {
 	if obj == nil {
 		obj = map[string]any{} // a JSON null is an empty object: defaults, then validation, decide
 	}
+	var added, filled int
+	fill := func(key string, v any) {
+		if _, ok := obj[key]; !ok {
+			added++
+		}
+		filled++
+		obj[key] = v
+	}
 	gv := d.GVK.GroupVersion()
 	if h.APIVersion != "" {
 		if p, err := schema.ParseGroupVersion(h.APIVersion); err == nil {
 			gv = p
 		}
 	} else if !d.Schema.custom {
-		obj["apiVersion"] = d.GVK.GroupVersion().String()
+		fill("apiVersion", d.GVK.GroupVersion().String())
 	}
 	kind := h.Kind
 	if kind == "" {
 		kind = d.GVK.Kind
-		obj["kind"] = kind
+		fill("kind", kind)
 	}
-	out := head{prefix: fmt.Sprintf("%s in version %q cannot be handled as a %s: ", kind, gv.Version, d.GVK.Kind), version: gv.Version, kind: kind}
+	out := head{version: gv.Version, kind: kind, added: added, filled: filled}
 	if !d.Schema.custom && gv != d.GVK.GroupVersion() {
 		// A built-in kind's scheme knows only the endpoint's version.
-		return nil, head{}, apierrors.NewBadRequest(out.prefix + fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", kind, h.APIVersion))
+		return nil, head{}, apierrors.NewBadRequest(d.prefix(out) + fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", kind, h.APIVersion))
 	}
 	return obj, out, nil
 }
@@ -131,8 +145,16 @@ func stringOrNull(v any) (string, bool) {
 
 // head is what parse read of a body's apiVersion and kind.
 type head struct {
-	prefix        string // kube-apiserver's lead-in for decoding errors
 	version, kind string // as the body gives them, or the endpoint's
+	added         int    // keys parse added to the object (the body has no such key)
+	filled        int    // keys parse set (added, or a null or "" replaced)
+}
+
+// prefix is kube-apiserver's lead-in for decoding errors of a body with
+// head h ("ConfigMap in version "v1" cannot be handled as a ConfigMap: "),
+// made only when there is an error.
+func (d Decoder) prefix(h head) string {
+	return fmt.Sprintf("%s in version %q cannot be handled as a %s: ", h.kind, h.version, d.GVK.Kind)
 }
 
 // unrecognized is kube-apiserver's 400 for a body it cannot even read.

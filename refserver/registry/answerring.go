@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// answerRing keeps the get answers of the latest writes (KeepEncoded) in
+// answerRing keeps the get answers of the latest writes (WrittenJSON) in
 // one ring of bytes. Kept as separate slices, a few thousand answers of a
 // kilobyte each pinned a span of the heap apiece among the short-lived
 // allocations of the same size, and a 100,000-object fill ended with about

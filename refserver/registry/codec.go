@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/apiconform/apiconform/refserver/fieldcheck"
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
@@ -19,9 +20,13 @@ func formatRev(rev int64) string { return strconv.FormatInt(rev, 10) }
 // decode reads a stored object into version, with resourceVersion rev
 // (0 = the value's own modRevision).
 func (r *Registry) decode(k *Kind, version string, kv storage.KeyValue, rev int64) (Object, error) {
-	var obj Object
-	if err := json.Unmarshal(kv.Value, &obj); err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", kv.Key, err))
+	// One pass without reflection for most values; encoding/json for the
+	// rest (escapes, odd numbers) and for its error.
+	obj, ok := jsonvalue.Parse(kv.Value, jsonvalue.Float64)
+	if !ok {
+		if err := json.Unmarshal(kv.Value, &obj); err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", kv.Key, err))
+		}
 	}
 	if obj == nil { // a stored JSON null: never written by the registry, but not a panic either
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: the stored value is null", kv.Key))

@@ -28,7 +28,7 @@ type itemKey struct {
 	version  string
 	key      string
 	revision int64
-	form     string // "item", "bare" (list items) or the name GetEncoded was given
+	form     string // formItemName, formBareName (list items) or formObjectName (objectjson.go)
 }
 
 // itemCacheBudget bounds the encoded bytes kept: enough for a paged
@@ -75,13 +75,13 @@ func (c *itemCache) get(key itemKey, encode func() ([]byte, error)) ([]byte, err
 // the storage version (no conversion, no pruning) they are the stored bytes
 // with resourceVersion spliced in (splice.go), so even a miss decodes nothing.
 func (r *Registry) encodeItem(k *Kind, version string, kv storage.KeyValue, bare bool) ([]byte, error) {
-	form := "item"
+	form := formItemName
 	if bare {
-		form = "bare"
+		form = formBareName
 	}
 	return r.items.get(itemKey{kind: k, version: version, key: kv.Key, revision: kv.ModRevision, form: form}, func() ([]byte, error) {
 		if version == k.StorageVersion() {
-			if b, ok := spliceItem(kv.Value, kv.ModRevision, k.APIVersion(version), k.Kind, bare); ok {
+			if b, ok := spliceStored(kv.Value, kv.ModRevision, k.APIVersion(version), k.Kind, itemForm(bare)); ok {
 				return b, nil
 			}
 		}

@@ -126,6 +126,9 @@ func (c *labelCache) written(k *Kind, key string, rev int64, obj Object) {
 	if str(obj["apiVersion"]) != k.APIVersion(k.StorageVersion()) {
 		return
 	}
+	if _, hit := c.lookup(key, rev); hit {
+		return // the label index gave them on the way to the store
+	}
 	lm, _ := meta(obj)["labels"].(map[string]any)
 	c.put(labelKey{key: key, revision: rev}, storedLabels{set: newCompactLabels(lm, str), ok: true})
 }

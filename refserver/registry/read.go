@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -60,51 +59,6 @@ func (r *Registry) getStored(ctx context.Context, k *Kind, ns, name string, plan
 		return storage.KeyValue{}, r.storeErr(k, name, err)
 	}
 	return kv, nil
-}
-
-// GetEncoded reads one object as Get does and returns render's bytes for it,
-// kept per revision like list items: form names render's output (one form,
-// one rendering) and must not collide with "item" or "bare".
-func (r *Registry) GetEncoded(ctx context.Context, k *Kind, version, ns, name string, plan rvplan.Plan, form string, render func(Object) ([]byte, error)) ([]byte, error) {
-	kv, err := r.getStored(ctx, k, ns, name, plan)
-	if err != nil {
-		return nil, err
-	}
-	key := itemKey{kind: k, version: version, key: kv.Key, revision: kv.ModRevision, form: form}
-	if b, ok := r.written.get(key); ok {
-		return b, nil
-	}
-	return r.items.get(key, func() ([]byte, error) {
-		obj, err := r.decode(k, version, kv, 0)
-		if err != nil {
-			return nil, err
-		}
-		return render(obj)
-	})
-}
-
-// writtenBudget is the size of the ring of get answers kept from writes:
-// the last thousand or so objects of a kilobyte written.
-const writtenBudget = 2 << 20
-
-// KeepEncoded keeps b as GetEncoded's bytes in form for obj, an object a
-// write has just stored in version (its resourceVersion names the revision):
-// the answer to the write is the answer to a read of it, so a read after a
-// write copies bytes instead of decoding and encoding the object again.
-// Only the storage version is kept, where no conversion could make the
-// decoded object differ from the written one.
-func (r *Registry) KeepEncoded(k *Kind, version string, obj Object, form string, b []byte) {
-	m := Meta(obj)
-	name, _ := m["name"].(string)
-	rev, err := strconv.ParseInt(str(m["resourceVersion"]), 10, 64)
-	if version != k.StorageVersion() || name == "" || err != nil || rev <= 0 {
-		return
-	}
-	ns := ""
-	if k.Namespaced {
-		ns, _ = m["namespace"].(string)
-	}
-	r.written.put(itemKey{kind: k, version: version, key: keyOf(k, ns, name), revision: rev, form: form}, b)
 }
 
 // ListResult is a page of a collection.
@@ -182,17 +136,30 @@ func (r *Registry) list(ctx context.Context, k *Kind, version, ns string, plan r
 	if !sel.Empty() {
 		// Keys whose labels the cache already holds for their revision are
 		// decided without reading their values; the rest go to Filter.
+		// The store calls Filter right after a KeyFilter that said true for
+		// the same key: a match KeyFilter decided is not looked up again.
+		var knownKey string
+		var knownRev int64
 		opts.KeyFilter = func(key string, rev int64) bool {
 			m, ok := r.labelsKnown(k, version, sel, key, rev)
+			if m {
+				knownKey, knownRev = key, rev
+			}
 			return m || !ok
 		}
 		opts.Filter = func(kv storage.KeyValue) bool {
+			if kv.ModRevision == knownRev && kv.Key == knownKey {
+				return true
+			}
 			if m, ok := r.labelsOnly(k, version, sel, kv); ok {
 				return m
 			}
 			obj, err := r.decode(k, version, kv, 0)
 			return err == nil && sel.Matches(k, obj)
 		}
+		// Equality requirements let the list visit only the keys the
+		// label index names (labelindex.go); the filters above still decide.
+		opts.Candidates = r.labelCandidates(ctx, k, version, prefix, sel)
 	}
 	res, err := r.store.List(ctx, opts)
 	if errors.Is(err, storage.ErrCompacted) && opts.Revision > 0 && opts.Revision == r.store.CurrentRevision() {

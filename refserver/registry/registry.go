@@ -31,11 +31,12 @@ type Registry struct {
 
 	events *eventCache // watch-event objects shared between watchers
 	items  *itemCache  // list items and get answers encoded once per revision (itemcache.go)
-	// written holds the get answers of the latest writes (KeepEncoded) in
+	// written holds the get answers of the latest writes (WrittenJSON) in
 	// a ring of its own (answerring.go): a burst of writes neither pushes
 	// list items out nor grows the process by more than writtenBudget.
 	written *answerRing
 	labels  *labelCache // stored objects' labels, read once per revision (labelcache.go)
+	index   *labelIndex // label key=value → keys, fed by every write to store (labelindex.go)
 
 	mu    sync.RWMutex
 	kinds map[string]*Kind // key: group/resource
@@ -49,6 +50,10 @@ type Registry struct {
 func New(cfg Config) *Registry {
 	r := &Registry{store: cfg.Store, clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, kinds: map[string]*Kind{},
 		events: newEventCache(), items: newItemCache(itemCacheBudget), written: newAnswerRing(writtenBudget), labels: newLabelCache()}
+	if cfg.Store != nil {
+		r.index = newLabelIndex()
+		r.store = &indexedStore{Store: cfg.Store, index: r.index, labels: r.labels}
+	}
 	if r.clock == nil {
 		r.clock = time.Now
 	}

@@ -7,28 +7,40 @@ import (
 	"unsafe"
 )
 
-// spliceItem gives the list item of a stored value at revision rev in the
+// spliceForm is the rendering spliceStored gives.
+type spliceForm int
+
+const (
+	formItem   spliceForm = iota // a list item: the stored members in their (sorted) order
+	formBare                     // a list item without apiVersion and kind (lists of one kind only)
+	formObject                   // a single object as MarshalObject writes it: kind, apiVersion, metadata first
+)
+
+// spliceStored gives the rendering of a stored value at revision rev in the
 // storage version without decoding it: the stored bytes with
 // "resourceVersion":"<rev>" put into the top-level metadata at its sorted
-// place and, when bare, without the top-level apiVersion and kind. ok is
-// false when the bytes are not in the shape this relies on; the caller then
-// decodes and encodes.
+// place; as a list item (as stored, or bare: without the top-level
+// apiVersion and kind), or as a single object (MarshalObject's order and
+// trailing newline). ok is false when the bytes are not in the shape this
+// relies on; the caller then decodes and encodes.
 //
 // Why this is safe: encode stores MarshalJSON's bytes (compact, sorted keys,
 // encoding/json's escaping) of the object without resourceVersion, and the
 // store checksums them, so decoding them and encoding the result gives the
 // same bytes; what decode adds is resourceVersion, and apiVersion and kind,
-// which the stored bytes already hold. The scan checks all of that instead of
-// trusting it: whitespace, unsorted or duplicate keys, a string or number
-// MarshalJSON would write otherwise, no metadata object, a resourceVersion
-// already there, another apiVersion or kind, or nesting deeper than
-// maxSpliceDepth gives ok false.
+// which the stored bytes already hold. MarshalObject only moves kind,
+// apiVersion and metadata to the front, encoding every value as MarshalJSON
+// does. The scan checks all of that instead of trusting it: whitespace,
+// unsorted or duplicate keys, a string or number MarshalJSON would write
+// otherwise, no metadata object, a resourceVersion already there, another
+// apiVersion or kind, more than maxSpliceMembers top-level members or nesting
+// deeper than maxSpliceDepth gives ok false.
 //
 // One difference is deliberate: an integer of 16 to 18 digits is kept as
 // stored, where decode's float64 would round one beyond 2^53; kube-apiserver
 // decodes integers as int64 and keeps them exact, as the splice does.
 // Integers int64 cannot hold (-0, more than 18 digits) give ok false.
-func spliceItem(stored []byte, rev int64, apiVersion, kind string, bare bool) ([]byte, bool) {
+func spliceStored(stored []byte, rev int64, apiVersion, kind string, form spliceForm) ([]byte, bool) {
 	s := spliceScan{b: stored}
 	if !s.top(apiVersion, kind) {
 		return nil, false
@@ -45,14 +57,31 @@ func spliceItem(stored []byte, rev int64, apiVersion, kind string, bare bool) ([
 		ins = append(ins, ',')
 	}
 	b := stored
-	out := make([]byte, 0, len(b)+len(ins))
-	if bare {
+	out := make([]byte, 0, len(b)+len(ins)+1)
+	switch form {
+	case formBare:
 		// apiVersion < kind < metadata, so both are followed by a comma,
 		// which goes with them.
 		out = append(out, b[:s.api.start]...)
 		out = append(out, b[s.api.end+1:s.kind.start]...)
 		out = append(out, b[s.kind.end+1:s.insert]...)
-	} else {
+	case formObject:
+		out = append(out, '{')
+		out = append(out, b[s.kind.start:s.kind.end]...)
+		out = append(out, ',')
+		out = append(out, b[s.api.start:s.api.end]...)
+		out = append(out, ',')
+		out = append(out, b[s.meta.start:s.insert]...)
+		out = append(out, ins...)
+		out = append(out, b[s.insert:s.meta.end]...)
+		for _, m := range s.members[:s.n] {
+			if m != s.api && m != s.kind && m != s.meta {
+				out = append(out, ',')
+				out = append(out, b[m.start:m.end]...)
+			}
+		}
+		return append(out, '}', '\n'), true
+	default:
 		out = append(out, b[:s.insert]...)
 	}
 	out = append(out, ins...)
@@ -63,6 +92,10 @@ func spliceItem(stored []byte, rev int64, apiVersion, kind string, bare bool) ([
 // left to decode (MarshalJSON's own bound is far beyond real objects).
 const maxSpliceDepth = 64
 
+// maxSpliceMembers bounds the top-level members the scan notes (real
+// objects have a handful); more are left to decode.
+const maxSpliceMembers = 16
+
 // Where resourceVersion goes in metadata.
 const (
 	insertBefore = iota + 1 // before the member at insert (a key after "resourceVersion")
@@ -70,12 +103,14 @@ const (
 	insertOnly              // into an empty metadata, insert is the closing brace
 )
 
-// spliceScan validates stored bytes and notes the positions spliceItem cuts at.
+// spliceScan validates stored bytes and notes the positions spliceStored cuts at.
 type spliceScan struct {
-	b         []byte
-	api, kind span // top-level members: key start to value end
-	insert    int
-	mode      int
+	b               []byte
+	api, kind, meta span // top-level members: key start to value end
+	members         [maxSpliceMembers]span
+	n               int // members noted
+	insert          int
+	mode            int
 }
 
 type span struct{ start, end int }
@@ -109,13 +144,17 @@ func (s *spliceScan) top(apiVersion, kind string) bool {
 				s.kind = span{start, j}
 			}
 		case !esc && string(key) == "metadata":
-			j, ok = s.metadata(j)
+			if j, ok = s.metadata(j); ok {
+				s.meta = span{start, j}
+			}
 		default:
 			j, ok = s.value(j, 1)
 		}
-		if !ok || j >= len(b) {
+		if !ok || j >= len(b) || s.n == maxSpliceMembers {
 			return false
 		}
+		s.members[s.n] = span{start, j}
+		s.n++
 		if b[j] == '}' {
 			if j+1 != len(b) {
 				return false

@@ -51,7 +51,7 @@ func BenchmarkItemSplice(b *testing.B) {
 		item func() ([]byte, error)
 	}{
 		{"splice", func() ([]byte, error) {
-			b, ok := spliceItem(kv.Value, kv.ModRevision, "v1", "ConfigMap", false)
+			b, ok := spliceStored(kv.Value, kv.ModRevision, "v1", "ConfigMap", formItem)
 			if !ok {
 				return nil, fmt.Errorf("splice refused %s", kv.Value)
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 
@@ -13,8 +14,9 @@ import (
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
-// spliceBoth checks the splice against decode + MarshalJSON in both forms
-// for a stored value of k that the splice must accept.
+// spliceBoth checks the splice against decode + MarshalJSON (list items)
+// and decode + MarshalObject (a single object) in every form for a stored
+// value of k that the splice must accept.
 func spliceBoth(t *testing.T, r *Registry, k *Kind, kv storage.KeyValue) {
 	t.Helper()
 	for _, bare := range []bool{false, true} {
@@ -22,7 +24,7 @@ func spliceBoth(t *testing.T, r *Registry, k *Kind, kv storage.KeyValue) {
 		if err != nil {
 			t.Fatalf("decode %s: %v", kv.Value, err)
 		}
-		got, ok := spliceItem(kv.Value, kv.ModRevision, k.APIVersion(k.StorageVersion()), k.Kind, bare)
+		got, ok := spliceStored(kv.Value, kv.ModRevision, k.APIVersion(k.StorageVersion()), k.Kind, itemForm(bare))
 		if !ok {
 			t.Fatalf("bare=%v: splice refused %s", bare, kv.Value)
 		}
@@ -32,6 +34,18 @@ func spliceBoth(t *testing.T, r *Registry, k *Kind, kv storage.KeyValue) {
 		if enc, err := r.encodeItem(k, k.StorageVersion(), kv, bare); err != nil || !bytes.Equal(enc, want) {
 			t.Fatalf("bare=%v: encodeItem %s, %v; want %s", bare, enc, err, want)
 		}
+	}
+	obj, err := r.decode(k, k.StorageVersion(), kv, 0)
+	if err != nil {
+		t.Fatalf("decode %s: %v", kv.Value, err)
+	}
+	want, err := MarshalObject(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := spliceStored(kv.Value, kv.ModRevision, k.APIVersion(k.StorageVersion()), k.Kind, formObject)
+	if !ok || !bytes.Equal(got, want) {
+		t.Fatalf("object form: splice %s, %v\ndecode %s", got, ok, want)
 	}
 }
 
@@ -186,8 +200,11 @@ func TestSpliceRefusesOddInput(t *testing.T) {
 				spliceBoth(t, r, k, kv)
 				return
 			}
+			if b, ok := spliceStored(kv.Value, kv.ModRevision, "v1", "ConfigMap", formObject); ok {
+				t.Fatalf("object form: splice accepted %q: %s", tt.stored, b)
+			}
 			for _, bare := range []bool{false, true} {
-				if b, ok := spliceItem(kv.Value, kv.ModRevision, "v1", "ConfigMap", bare); ok {
+				if b, ok := spliceStored(kv.Value, kv.ModRevision, "v1", "ConfigMap", itemForm(bare)); ok {
 					t.Fatalf("bare=%v: splice accepted %q: %s", bare, tt.stored, b)
 				}
 				want, wantErr := r.decodeItem(k, "v1", kv, bare)
@@ -209,7 +226,7 @@ func TestSpliceKeepsLargeIntegers(t *testing.T) {
 	r, k := newTestRegistry(t)
 	stored := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"spec":{"m":-123456789012345678,"n":9007199254740993}}`)
 	kv := storage.KeyValue{Key: "/configmaps/default/a", Value: stored, ModRevision: 9}
-	got, ok := spliceItem(stored, 9, "v1", "ConfigMap", false)
+	got, ok := spliceStored(stored, 9, "v1", "ConfigMap", formItem)
 	const want = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"9"},"spec":{"m":-123456789012345678,"n":9007199254740993}}`
 	if !ok || string(got) != want {
 		t.Fatalf("splice %s, %v; want %s", got, ok, want)
@@ -256,7 +273,12 @@ func FuzzSpliceItem(f *testing.F) {
 		if kd, ok := top["kind"].(string); ok {
 			kind = kd
 		}
-		got, ok := spliceItem(data, 42, apiVersion, kind, bare)
+		if obj, ok := spliceStored(data, 42, apiVersion, kind, formObject); ok {
+			checkObjectForm(t, data, obj)
+		} else if _, itemOK := spliceStored(data, 42, apiVersion, kind, formItem); itemOK && len(top) <= maxSpliceMembers {
+			t.Fatalf("the object form refused %q, which the item form takes", data)
+		}
+		got, ok := spliceStored(data, 42, apiVersion, kind, itemForm(bare))
 		if !ok {
 			if top != nil && canonical(data) && spliceable(top, apiVersion, kind) {
 				t.Fatalf("splice refused canonical %s", data)
@@ -287,6 +309,48 @@ func FuzzSpliceItem(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkObjectForm: the object form of a splice is kube-apiserver's
+// encoding of the stored value read with integers as int64 (json.Marshal of
+// each member, kind, apiVersion and metadata first, a trailing newline).
+func checkObjectForm(t *testing.T, data, got []byte) {
+	t.Helper()
+	var kube map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &kube); err != nil {
+		t.Fatalf("accepted %q, which does not decode: %v", data, err)
+	}
+	meta(kube)["resourceVersion"] = "42"
+	var want bytes.Buffer
+	want.WriteByte('{')
+	for i, k := range []string{"kind", "apiVersion", "metadata"} {
+		if i > 0 {
+			want.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(kube[k])
+		want.Write(kb)
+		want.WriteByte(':')
+		want.Write(vb)
+		delete(kube, k)
+	}
+	rest := make([]string, 0, len(kube))
+	for k := range kube {
+		rest = append(rest, k)
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(kube[k])
+		want.WriteByte(',')
+		want.Write(kb)
+		want.WriteByte(':')
+		want.Write(vb)
+	}
+	want.WriteString("}\n")
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("%q:\nobject form %s\nkube        %s", data, got, want.Bytes())
+	}
 }
 
 // canonical: decoding b and encoding it again gives b.

@@ -73,6 +73,7 @@ func (r *Registry) commit(ctx context.Context, k *Kind, c change, dryRun bool) (
 	}
 	var rev int64
 	var err error
+	ctx = withWrittenLabels(ctx, k, c) // the label index's, without parsing the value
 	switch c.op {
 	case opCreate, opPut:
 		val, eerr := encode(k, c.obj)

@@ -143,15 +143,26 @@ func (r *Registry) namespaceWritable(ctx context.Context, ns string) error {
 // Update replaces an object (PUT). The new object's resourceVersion, when
 // set, is a precondition.
 func (r *Registry) Update(ctx context.Context, k *Kind, version, ns, name string, obj Object, o WriteOptions) (Object, error) {
-	return r.Mutate(ctx, k, version, ns, name, o, func(Object) (Object, error) { return deepCopy(obj), nil })
+	// The current object is not read, so it needs no copy.
+	return r.mutate(ctx, k, version, ns, name, o, false, func(Object) (Object, error) { return deepCopy(obj), nil })
 }
 
 // Mutate applies fn to (a copy of) the current object and writes the
 // result. A resourceVersion in fn's result is a precondition (as in a PUT
 // or a patch that sets it); without one, a lost race runs fn again.
 func (r *Registry) Mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, fn func(cur Object) (Object, error)) (Object, error) {
+	return r.mutate(ctx, k, version, ns, name, o, true, fn)
+}
+
+// mutate is Mutate; copyCur false hands fn the current object itself, for
+// an fn that does not look at it.
+func (r *Registry) mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, copyCur bool, fn func(cur Object) (Object, error)) (Object, error) {
 	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, Preconditions{}, o.DryRun, func(cur Object) (op, Object, error) {
-		obj, err := fn(deepCopy(cur))
+		in := cur
+		if copyCur {
+			in = deepCopy(cur)
+		}
+		obj, err := fn(in)
 		if err != nil {
 			return opNone, nil, err
 		}

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Get reads one key at revision (0 = current).
@@ -53,8 +54,9 @@ func (s *MVCCStore) readRevisionLocked(revision int64) (int64, error) {
 	return revision, nil
 }
 
-// List reads keys in key order at one revision. KeyFilter and Filter run
-// under the store's read lock and must not call back into the store.
+// List reads keys in key order at one revision. Candidates, KeyFilter and
+// Filter run under the store's read lock and must not call back into the
+// store.
 func (s *MVCCStore) List(ctx context.Context, opts ListOptions) (ListResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ListResult{}, err
@@ -74,7 +76,7 @@ func (s *MVCCStore) List(ctx context.Context, opts ListOptions) (ListResult, err
 	start := max(opts.StartKey, opts.Prefix)
 	end, bounded := prefixEnd(opts.Prefix)
 	res := ListResult{Revision: rev}
-	if rev == s.rev && opts.Filter == nil && opts.KeyFilter == nil {
+	if rev == s.rev && opts.Filter == nil && opts.KeyFilter == nil && opts.Candidates == nil {
 		// The live counts give the page size exactly; allocate once.
 		n := int64(s.index.liveTotal())
 		if bounded {
@@ -91,9 +93,16 @@ func (s *MVCCStore) List(ctx context.Context, opts ListOptions) (ListResult, err
 	var last string
 	full := false
 	skipFile := opts.SkipFileValues && opts.Filter == nil
+	var candidates []string
+	useCandidates := false
+	if opts.Candidates != nil {
+		if candidates, useCandidates = opts.Candidates(rev); useCandidates && opts.Limit == 0 {
+			res.Items = make([]KeyValue, 0, min(len(candidates), 1024))
+		}
+	}
 	err = s.reading(func(get valueGetter) error {
 		var err error
-		s.index.ascend(start, func(n *treapNode) bool {
+		visit := func(n *treapNode) bool {
 			if bounded && n.key >= end {
 				return false
 			}
@@ -119,7 +128,24 @@ func (s *MVCCStore) List(ctx context.Context, opts ListOptions) (ListResult, err
 				return false
 			}
 			return true
-		})
+		}
+		if !useCandidates {
+			s.index.ascend(start, visit)
+			return err
+		}
+		i, _ := slices.BinarySearch(candidates, start)
+		for _, key := range candidates[i:] {
+			n := s.index.get(key)
+			if n == nil {
+				if bounded && key >= end {
+					break
+				}
+				continue
+			}
+			if !visit(n) {
+				break
+			}
+		}
 		return err
 	})
 	if err != nil {

@@ -138,6 +138,18 @@ type ListOptions struct {
 	// alone (a cache of what their values hold) avoid reading those values.
 	// It runs under the store's read lock and must not call back into the store.
 	KeyFilter func(key string, modRevision int64) bool
+	// Candidates, when set, is asked once the revision R of the read is
+	// known, under the store's read lock (no write commits meanwhile), for
+	// the only keys that can be items: sorted ascending, without duplicates,
+	// a superset of the keys the filters would accept at R. The list then
+	// visits those keys instead of every key under Prefix; ok false visits
+	// every key as without it. Remaining and More still count every key
+	// under Prefix, so a page reads the same either way. The hook lets a
+	// caller keep a secondary index outside the store and still answer from
+	// the same snapshot (asked before the read, it could miss a key written
+	// between the question and the read). Like KeyFilter it must not call
+	// back into the store.
+	Candidates func(rev int64) (keys []string, ok bool)
 	// SkipFileValues leaves Value nil where it would be read from the file
 	// (the bbolt backend; ignored with a Filter, which needs values): a
 	// caller that wants them one at a time reads each with Get at the

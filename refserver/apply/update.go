@@ -1,0 +1,584 @@
+package apply
+
+import (
+	"math"
+	"sort"
+	"time"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// The Update fast path: what managedfields' FieldManager.Update computes
+// (decode the entries, skip untracked objects, diff live against updated on
+// the typed values, take changed fields from every other manager, record the
+// rest for the writer minus the server-owned metadata, encode and sort)
+// without its chain of managers, Unstructured reflection and copies. It
+// answers only where it is sure to match the library and declines (ok
+// false) everywhere else; the library stays the reference.
+
+// maxUpdateManagers is the library's cap on Update entries: above it the
+// oldest are merged into "ancient-changes", which the fast path leaves to it.
+const maxUpdateManagers = 10
+
+// stripSet is the metadata the library never records for an Update.
+var stripSet = fieldpath.NewSet(
+	fieldpath.MakePathOrDie("apiVersion"),
+	fieldpath.MakePathOrDie("kind"),
+	fieldpath.MakePathOrDie("metadata"),
+	fieldpath.MakePathOrDie("metadata", "name"),
+	fieldpath.MakePathOrDie("metadata", "namespace"),
+	fieldpath.MakePathOrDie("metadata", "creationTimestamp"),
+	fieldpath.MakePathOrDie("metadata", "selfLink"),
+	fieldpath.MakePathOrDie("metadata", "uid"),
+	fieldpath.MakePathOrDie("metadata", "clusterName"),
+	fieldpath.MakePathOrDie("metadata", "generation"),
+	fieldpath.MakePathOrDie("metadata", "managedFields"),
+	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
+)
+
+// typeMetaSet is what the empty object a create compares against holds.
+var typeMetaSet = fieldpath.NewSet(fieldpath.MakePathOrDie("apiVersion"), fieldpath.MakePathOrDie("kind"))
+
+// mfEntry is one decoded managedFields entry.
+type mfEntry struct {
+	manager, operation, apiVersion, subresource string
+	time                                        string // canonical RFC3339 UTC, "" for none
+	seconds                                     int64
+	set                                         *fieldpath.Set
+}
+
+func (e *mfEntry) sameManager(o *mfEntry) bool {
+	// The library's manager identity: an Apply entry's ignores apiVersion.
+	return e.manager == o.manager && e.operation == o.operation && e.subresource == o.subresource &&
+		(e.operation == "Apply" || e.apiVersion == o.apiVersion)
+}
+
+func (m *Manager) now() time.Time {
+	if m.clock != nil {
+		return m.clock()
+	}
+	return time.Now()
+}
+
+// fastUpdate is Update's fast path; ok false means decline.
+func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out map[string]any, ok bool) {
+	if !utf8.ValidString(manager) { // the library's identifier JSON would rewrite it
+		return nil, false
+	}
+	// Both objects as the library reads them: integral numbers int64 (its
+	// JSON copy), apiVersion and kind set. Plain ones are read in place
+	// and only their top level and updated's metadata are copied.
+	if updated, ok = m.normalise(updated, true); !ok {
+		return nil, false
+	}
+	create := live == nil
+	if create {
+		live = map[string]any{}
+	} else if live, ok = m.normalise(live, false); !ok {
+		return nil, false
+	}
+	updMeta, ok := updated["metadata"].(map[string]any)
+	if !ok || updMeta == nil || hasLastApplied(updMeta) {
+		return nil, false
+	}
+	liveMeta, _ := live["metadata"].(map[string]any)
+	if _, present := live["metadata"]; present && liveMeta == nil || hasLastApplied(liveMeta) {
+		return nil, false
+	}
+
+	// The entries: updated's, or live's when updated has none (a reset,
+	// an empty list, is left to the library).
+	var (
+		entries []mfEntry
+		decoded []any // the list entries came from
+	)
+	if raw, present := updMeta["managedFields"]; present {
+		list, ok := raw.([]any)
+		if !ok || len(list) == 0 {
+			return nil, false
+		}
+		if entries, ok = m.decodeEntries(list); !ok {
+			return nil, false
+		}
+		decoded = list
+	} else if raw, present := liveMeta["managedFields"]; present {
+		list, ok := raw.([]any)
+		if !ok {
+			return nil, false
+		}
+		if entries, ok = m.decodeEntries(list); !ok {
+			return nil, false
+		}
+		decoded = list
+	}
+
+	// The object written: updated without managedFields.
+	outMeta := make(map[string]any, len(updMeta))
+	for k, v := range updMeta {
+		if k != "managedFields" {
+			outMeta[k] = v
+		}
+	}
+	out = updated
+	out["metadata"] = outMeta
+
+	// An existing object nobody tracks stays untracked.
+	if len(entries) == 0 {
+		if uid, _ := liveMeta["uid"].(string); uid != "" {
+			return out, true
+		}
+	}
+
+	// live's managedFields only ever show in the comparison as removed, and
+	// no set owns them: when they are a list the library would read (and
+	// so the schema accepts), they are left out of the typed value.
+	if raw, present := liveMeta["managedFields"]; present && !ownsManagedFields(entries) {
+		if list, ok := raw.([]any); ok {
+			if sameList(list, decoded) || decodes(m, list) {
+				md := make(map[string]any, len(liveMeta))
+				for k, v := range liveMeta {
+					if k != "managedFields" {
+						md[k] = v
+					}
+				}
+				c := make(map[string]any, len(live))
+				for k, v := range live {
+					c[k] = v
+				}
+				c["metadata"] = md
+				live = c
+			}
+		}
+	}
+
+	var liveTyped *typed.TypedValue
+	var err error
+	if create {
+		liveTyped, err = m.emptyTyped()
+	} else {
+		liveTyped, err = m.tc.ObjectToTyped(&unstructured.Unstructured{Object: live}, typed.AllowDuplicates)
+	}
+	if err != nil {
+		return nil, false
+	}
+	newTyped, err := m.tc.ObjectToTyped(&unstructured.Unstructured{Object: out}, typed.AllowDuplicates)
+	if err != nil {
+		return nil, false
+	}
+
+	// merge.Updater.Update: sets reconciled with the schema, then every
+	// manager loses what changed and what was removed.
+	for i := range entries {
+		r, err := typed.ReconcileFieldSetWithSchema(entries[i].set, liveTyped)
+		if err != nil {
+			return nil, false
+		}
+		if r != nil {
+			entries[i].set = r
+		}
+	}
+	var compare *typed.Comparison
+	if create {
+		// Against the empty object everything but apiVersion and kind is
+		// added: the new object's fields and the maps and lists holding
+		// them, without walking both objects.
+		leaves, err := newTyped.ToFieldSet()
+		if err != nil {
+			return nil, false
+		}
+		added := fieldpath.NewSet()
+		leaves.Iterate(func(p fieldpath.Path) {
+			for i := 1; i <= len(p); i++ {
+				added.Insert(p[:i])
+			}
+		})
+		compare = &typed.Comparison{Added: added.Difference(typeMetaSet), Modified: fieldpath.NewSet(), Removed: fieldpath.NewSet()}
+	} else if compare, err = liveTyped.Compare(newTyped); err != nil {
+		return nil, false
+	}
+	changed := compare.Modified.Union(compare.Added)
+	kept := entries[:0]
+	for _, e := range entries {
+		if conflict := e.set.Intersection(changed); !conflict.Empty() {
+			e.set = e.set.Difference(conflict)
+		}
+		if !compare.Removed.Empty() {
+			e.set = e.set.Difference(compare.Removed)
+		}
+		if !e.set.Empty() {
+			kept = append(kept, e)
+		}
+	}
+	entries = kept
+
+	// The writer's own fields: what changed, less the server's metadata,
+	// added to what it already owned and stamped with the time.
+	cur := fieldpath.NewSet().Difference(compare.Removed).Union(compare.Modified).Union(compare.Added)
+	if !cur.Empty() {
+		cur = cur.Difference(stripSet)
+	}
+	if !cur.Empty() {
+		now := m.now().UTC()
+		self := mfEntry{manager: manager, operation: "Update", apiVersion: m.gv,
+			time: now.Format(time.RFC3339), seconds: now.Unix(), set: cur}
+		if self.manager == "" {
+			self.manager = "unknown"
+		}
+		found := false
+		for i := range entries {
+			if entries[i].sameManager(&self) {
+				self.set = cur.Union(entries[i].set)
+				entries[i] = self
+				found = true
+				break
+			}
+		}
+		if !found {
+			entries = append(entries, self)
+		}
+	}
+
+	updaters := 0
+	for i := range entries {
+		if entries[i].operation == "Update" {
+			updaters++
+		}
+	}
+	if updaters > maxUpdateManagers {
+		return nil, false
+	}
+	if len(entries) == 0 {
+		return out, true
+	}
+	sort.Slice(entries, func(i, j int) bool {
+		p, q := &entries[i], &entries[j]
+		if p.operation != q.operation {
+			return p.operation < q.operation
+		}
+		if p.seconds != q.seconds {
+			return p.seconds < q.seconds
+		}
+		if p.manager != q.manager {
+			return p.manager < q.manager
+		}
+		if p.apiVersion != q.apiVersion {
+			return p.apiVersion < q.apiVersion
+		}
+		return p.subresource < q.subresource
+	})
+	list := make([]any, len(entries))
+	for i := range entries {
+		e, ok := encodeEntry(&entries[i])
+		if !ok {
+			return nil, false
+		}
+		list[i] = e
+	}
+	outMeta["managedFields"] = list
+	return out, true
+}
+
+// emptyTyped is the typed value of the object a create compares against,
+// only apiVersion and kind: built once, as comparing only reads it.
+func (m *Manager) emptyTyped() (*typed.TypedValue, error) {
+	m.empty.once.Do(func() {
+		o := map[string]any{"apiVersion": m.gv, "kind": m.gvk.Kind}
+		m.empty.value, m.empty.err = m.tc.ObjectToTyped(&unstructured.Unstructured{Object: o}, typed.AllowDuplicates)
+	})
+	return m.empty.value, m.empty.err
+}
+
+// sameList reports whether a and b are one list (the registry hands
+// updated live's managedFields).
+func sameList(a, b []any) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+}
+
+func decodes(m *Manager, list []any) bool {
+	_, ok := m.decodeEntries(list)
+	return ok
+}
+
+var (
+	peMetadata      = fieldpath.PathElement{FieldName: ptr("metadata")}
+	peManagedFields = fieldpath.PathElement{FieldName: ptr("managedFields")}
+)
+
+func ptr(s string) *string { return &s }
+
+// ownsManagedFields reports whether any entry's set has metadata.managedFields
+// or anything under it.
+func ownsManagedFields(entries []mfEntry) bool {
+	for i := range entries {
+		md, ok := entries[i].set.Children.Get(peMetadata)
+		if !ok {
+			continue
+		}
+		if _, ok := md.Children.Get(peManagedFields); ok || md.Members.Has(peManagedFields) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLastApplied reports kubectl's last-applied-configuration annotation,
+// which the library's chain consults for kubectl: such objects are left to it.
+func hasLastApplied(md map[string]any) bool {
+	a, _ := md["annotations"].(map[string]any)
+	_, ok := a["kubectl.kubernetes.io/last-applied-configuration"]
+	return ok
+}
+
+// normalise is obj as the library's object makes it. A plain obj is read
+// in place: copied at the top level only when mustCopy or its kind is
+// missing. ok false declines.
+func (m *Manager) normalise(obj map[string]any, mustCopy bool) (map[string]any, bool) {
+	if !plain(obj) {
+		c, _ := jsonCopy(obj).(map[string]any)
+		return c, c != nil && m.setKind(c)
+	}
+	if !mustCopy {
+		av, _ := obj["apiVersion"].(string)
+		k, _ := obj["kind"].(string)
+		if av != "" && k != "" {
+			return obj, av == m.gv && k == m.gvk.Kind
+		}
+	}
+	c := make(map[string]any, len(obj)+2)
+	for k, v := range obj {
+		c[k] = v
+	}
+	return c, m.setKind(c)
+}
+
+// setKind gives obj the Manager's apiVersion and kind when it lacks either,
+// as the library's object does; other kinds are declined.
+func (m *Manager) setKind(obj map[string]any) bool {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	if av == "" || k == "" {
+		obj["apiVersion"], obj["kind"] = m.gv, m.gvk.Kind
+		return true
+	}
+	return av == m.gv && k == m.gvk.Kind
+}
+
+// decodeEntries decodes a managedFields list the library would decode
+// without error into distinct managers at the Manager's version, with
+// times that survive its round trip; anything else declines.
+func (m *Manager) decodeEntries(list []any) ([]mfEntry, bool) {
+	entries := make([]mfEntry, 0, len(list)+1)
+	for _, item := range list {
+		raw, ok := item.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		var e mfEntry
+		var fields map[string]any
+		for k, v := range raw {
+			switch k {
+			case "manager", "operation", "apiVersion", "subresource", "fieldsType", "time":
+				s, ok := v.(string)
+				if !ok {
+					return nil, false
+				}
+				switch k {
+				case "manager":
+					e.manager = s
+				case "operation":
+					e.operation = s
+				case "apiVersion":
+					e.apiVersion = s
+				case "subresource":
+					e.subresource = s
+				case "fieldsType":
+					if s != "FieldsV1" {
+						return nil, false
+					}
+				case "time":
+					t, err := time.Parse(time.RFC3339, s)
+					if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+						return nil, false
+					}
+					e.time, e.seconds = s, t.Unix()
+				}
+			case "fieldsV1":
+				if fields, ok = v.(map[string]any); !ok || fields == nil {
+					return nil, false
+				}
+			default:
+				return nil, false
+			}
+		}
+		if _, ok := raw["fieldsType"]; !ok {
+			return nil, false
+		}
+		if (e.operation != "Apply" && e.operation != "Update") || e.apiVersion != m.gv {
+			return nil, false
+		}
+		set, ok := fieldsToSet(fields)
+		if !ok {
+			return nil, false
+		}
+		e.set = set
+		for i := range entries {
+			if entries[i].sameManager(&e) {
+				return nil, false
+			}
+		}
+		entries = append(entries, e)
+	}
+	return entries, true
+}
+
+// fieldsToSet reads a fieldsV1 map as fieldpath.Set's FromJSON reads its
+// JSON, refusing what that would read loosely (unknown or repeated path
+// elements, "." with content, non-object values).
+func fieldsToSet(fields map[string]any) (*fieldpath.Set, bool) {
+	s, _, ok := readFields(fields)
+	if !ok {
+		return nil, false
+	}
+	if s == nil {
+		s = &fieldpath.Set{}
+	}
+	return s, true
+}
+
+func readFields(fields map[string]any) (children *fieldpath.Set, isMember, ok bool) {
+	for k, v := range fields {
+		sub, ok := v.(map[string]any)
+		if !ok || sub == nil {
+			return nil, false, false
+		}
+		if k == "." {
+			if len(sub) != 0 {
+				return nil, false, false
+			}
+			isMember = true
+			continue
+		}
+		pe, err := fieldpath.DeserializePathElement(k)
+		if err != nil {
+			return nil, false, false
+		}
+		grand, childIsMember, ok := readFields(sub)
+		if !ok {
+			return nil, false, false
+		}
+		if children == nil {
+			children = &fieldpath.Set{}
+		} else if children.Members.Has(pe) {
+			return nil, false, false
+		} else if _, dup := children.Children.Get(pe); dup {
+			return nil, false, false
+		}
+		if childIsMember {
+			children.Members.Insert(pe)
+		}
+		if grand != nil {
+			*children.Children.Descend(pe) = *grand
+		}
+	}
+	if children == nil {
+		isMember = true
+	}
+	return children, isMember, true
+}
+
+// encodeEntry is the entry as the library's encoding and SetManagedFields
+// leave it in the object.
+func encodeEntry(e *mfEntry) (map[string]any, bool) {
+	fields, ok := setToFields(e.set)
+	if !ok {
+		return nil, false
+	}
+	out := map[string]any{"operation": e.operation, "apiVersion": e.apiVersion, "fieldsType": "FieldsV1", "fieldsV1": fields}
+	if e.manager != "" {
+		out["manager"] = e.manager
+	}
+	if e.time != "" {
+		out["time"] = e.time
+	}
+	if e.subresource != "" {
+		out["subresource"] = e.subresource
+	}
+	return out, true
+}
+
+// setToFields is s's FieldsV1 JSON decoded into map[string]any: members as
+// {}, children as their contents, "." marking a child that is also a member.
+func setToFields(s *fieldpath.Set) (map[string]any, bool) {
+	// A field name is written raw after "f:" (SerializePathElement's form).
+	key := func(pe fieldpath.PathElement) (string, error) {
+		if pe.FieldName != nil {
+			return "f:" + *pe.FieldName, nil
+		}
+		return fieldpath.SerializePathElement(pe)
+	}
+	out := make(map[string]any, s.Members.Size()+s.Children.Size())
+	ok := true
+	s.Members.Iterate(func(pe fieldpath.PathElement) {
+		k, err := key(pe)
+		if err != nil {
+			ok = false
+			return
+		}
+		out[k] = map[string]any{}
+	})
+	s.Children.Iterate(func(pe fieldpath.PathElement) {
+		child, _ := s.Children.Get(pe)
+		k, err := key(pe)
+		if err != nil || !ok {
+			ok = false
+			return
+		}
+		c, cok := setToFields(child)
+		if !cok {
+			ok = false
+			return
+		}
+		if _, member := out[k]; member && len(c) != 0 {
+			c["."] = map[string]any{}
+		}
+		out[k] = c
+	})
+	return out, ok
+}
+
+// plain reports whether v is already what jsonCopy would make of it, so the
+// fast path can read it in place.
+func plain(v any) bool {
+	switch t := v.(type) {
+	case nil, bool, int64:
+		return true
+	case string:
+		return utf8.ValidString(t)
+	case float64:
+		return !math.IsNaN(t) && !math.IsInf(t, 0) && t != math.Trunc(t)
+	case map[string]any:
+		if t == nil {
+			return false
+		}
+		for k, e := range t {
+			if !utf8.ValidString(k) || !plain(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		if t == nil {
+			return false
+		}
+		for _, e := range t {
+			if !plain(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,256 @@
+package jsonvalue
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Parse decodes a JSON object into a map[string]any as the library of the
+// number rule does (Float64: encoding/json's Unmarshal into any; PreserveInts:
+// sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts, integral numbers
+// without a '.' or exponent as int64 when they fit) — the last of duplicate
+// keys wins, empty arrays are empty slices — in one pass and without
+// reflection. ok is false for anything else: input that is not a JSON
+// object, strings with escapes or bytes that are not UTF-8, numbers beyond
+// float64, very deep nesting. The caller decodes those with the library, for
+// its exact result and error.
+func Parse(data []byte, numbers Numbers) (map[string]any, bool) {
+	p := jsonParser{data: data, numbers: numbers}
+	p.space()
+	if p.i >= len(p.data) || p.data[p.i] != '{' {
+		return nil, false
+	}
+	v, ok := p.value(0)
+	if !ok {
+		return nil, false
+	}
+	p.space()
+	if p.i != len(p.data) {
+		return nil, false
+	}
+	m, _ := v.(map[string]any)
+	return m, true
+}
+
+// maxParseDepth bounds the recursion; deeper input goes to the library.
+const maxParseDepth = 200
+
+type jsonParser struct {
+	data    []byte
+	i       int
+	numbers Numbers
+}
+
+func (p *jsonParser) space() {
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) value(depth int) (any, bool) {
+	if p.i >= len(p.data) || depth > maxParseDepth {
+		return nil, false
+	}
+	switch c := p.data[p.i]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		s, ok := p.string()
+		return s, ok
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	}
+	return nil, false
+}
+
+func (p *jsonParser) object(depth int) (any, bool) {
+	p.i++ // {
+	m := make(map[string]any)
+	p.space()
+	if p.i < len(p.data) && p.data[p.i] == '}' {
+		p.i++
+		return m, true
+	}
+	for {
+		p.space()
+		if p.i >= len(p.data) || p.data[p.i] != '"' {
+			return nil, false
+		}
+		k, ok := p.string()
+		if !ok {
+			return nil, false
+		}
+		p.space()
+		if p.i >= len(p.data) || p.data[p.i] != ':' {
+			return nil, false
+		}
+		p.i++
+		p.space()
+		v, ok := p.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		m[k] = v
+		p.space()
+		if p.i >= len(p.data) {
+			return nil, false
+		}
+		switch p.data[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (p *jsonParser) array(depth int) (any, bool) {
+	p.i++ // [
+	a := make([]any, 0)
+	p.space()
+	if p.i < len(p.data) && p.data[p.i] == ']' {
+		p.i++
+		return a, true
+	}
+	for {
+		p.space()
+		v, ok := p.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		p.space()
+		if p.i >= len(p.data) {
+			return nil, false
+		}
+		switch p.data[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return a, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// string reads a string without escapes: its bytes are the value when they
+// are UTF-8 (the library replaces bad bytes; such strings go to it).
+func (p *jsonParser) string() (string, bool) {
+	start := p.i + 1
+	ascii := true
+	for j := start; j < len(p.data); j++ {
+		switch c := p.data[j]; {
+		case c == '"':
+			b := p.data[start:j]
+			if !ascii && !utf8.Valid(b) {
+				return "", false
+			}
+			p.i = j + 1
+			return intern(b), true
+		case c == '\\' || c < 0x20:
+			return "", false
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return "", false
+}
+
+func (p *jsonParser) literal(word string) bool {
+	if len(p.data)-p.i < len(word) || string(p.data[p.i:p.i+len(word)]) != word {
+		return false
+	}
+	p.i += len(word)
+	return true
+}
+
+// number reads a number by JSON's grammar and converts it by the number rule.
+func (p *jsonParser) number() (any, bool) {
+	start, d := p.i, p.data
+	i := p.i
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, false
+	}
+	integral := true
+	if i < len(d) && d[i] == '.' {
+		integral = false
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return nil, false
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return nil, false
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	p.i = i
+	s := string(d[start:i])
+	if integral && p.numbers == PreserveInts {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n, true
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
+
+// common are the frequent keys and values of Kubernetes objects: most of a
+// small object's strings, decoded without a copy each.
+var common = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"apiVersion", "kind", "metadata", "name", "namespace", "labels", "annotations", "uid", "resourceVersion",
+		"creationTimestamp", "generation", "managedFields", "manager", "operation", "time", "fieldsType", "fieldsV1",
+		"subresource", "FieldsV1", "Update", "Apply", "f:data", "f:metadata", "f:labels", "f:annotations", "f:spec",
+		".", "v1", "data", "spec", "status", "ConfigMap", "Secret", "Namespace",
+	} {
+		m[s] = s
+	}
+	return m
+}()
+
+func intern(b []byte) string {
+	if s, ok := common[string(b)]; ok { // no allocation for the lookup
+		return s
+	}
+	return string(b)
+}
