@@ -16,12 +16,16 @@ func roundTrip(v any, numbers Numbers) (any, error) {
 		return nil, err
 	}
 	var out any
-	if numbers == PreserveInts {
-		err = sigsjson.UnmarshalCaseSensitivePreserveInts(b, &out)
-	} else {
-		err = json.Unmarshal(b, &out)
-	}
+	err = decodeByRule(b, numbers, &out)
 	return out, err
+}
+
+// decodeByRule decodes data into out with the library of the number rule.
+func decodeByRule(data []byte, numbers Numbers, out any) error {
+	if numbers == PreserveInts {
+		return sigsjson.UnmarshalCaseSensitivePreserveInts(data, out)
+	}
+	return json.Unmarshal(data, out)
 }
 
 var rules = []struct {

@@ -184,53 +184,63 @@ func (p *jsonParser) literal(word string) bool {
 
 // number reads a number by JSON's grammar and converts it by the number rule.
 func (p *jsonParser) number() (any, bool) {
-	start, d := p.i, p.data
-	i := p.i
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	default:
+	end, intEnd, ok := NumberEnd(p.data, p.i)
+	if !ok {
 		return nil, false
 	}
-	integral := true
-	if i < len(d) && d[i] == '.' {
-		integral = false
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	p.i = i
-	s := string(d[start:i])
-	if integral && p.numbers == PreserveInts {
+	s := string(p.data[p.i:end])
+	p.i = end
+	if end == intEnd && p.numbers == PreserveInts {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return n, true
 		}
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil
+}
+
+// NumberEnd scans the number at b[i:] by JSON's grammar (an optional minus,
+// an integer without leading zeros, an optional fraction and exponent): end
+// is the index after it and intEnd the index after its integer part, so
+// end == intEnd for an integer. ok is false when no number starts at i.
+func NumberEnd(b []byte, i int) (end, intEnd int, ok bool) {
+	j := i
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(b) && b[j] == '0':
+		j++
+	case j < len(b) && b[j] >= '1' && b[j] <= '9':
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+	default:
+		return j, j, false
+	}
+	intEnd = j
+	if j < len(b) && b[j] == '.' {
+		j++
+		if j >= len(b) || b[j] < '0' || b[j] > '9' {
+			return j, intEnd, false
+		}
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+	}
+	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		j++
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if j >= len(b) || b[j] < '0' || b[j] > '9' {
+			return j, intEnd, false
+		}
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+	}
+	return j, intEnd, true
 }
 
 // common are the frequent keys and values of Kubernetes objects: most of a

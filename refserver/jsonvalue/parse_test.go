@@ -1,23 +1,15 @@
 package jsonvalue
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
-
-	sigsjson "sigs.k8s.io/json"
 )
 
 // library decodes data as the library of the number rule does: what Parse
 // must give whenever it answers.
 func library(data []byte, numbers Numbers) (map[string]any, error) {
 	var m map[string]any
-	var err error
-	if numbers == PreserveInts {
-		err = sigsjson.UnmarshalCaseSensitivePreserveInts(data, &m)
-	} else {
-		err = json.Unmarshal(data, &m)
-	}
+	err := decodeByRule(data, numbers, &m)
 	return m, err
 }
 

@@ -42,13 +42,8 @@ func widget(name string, finalizers ...any) Object {
 // namespace default.
 func crdFixture(t *testing.T, st storage.Store, crdFinalizers []any, widgets ...Object) (*Registry, *Kind) {
 	t.Helper()
-	r := New(Config{Store: st})
-	r.Register(BuiltinKinds(r)...)
-	t.Cleanup(r.Close)
+	r := startRegistry(t, st)
 	ctx := context.Background()
-	if err := r.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	crdK := r.Lookup(crdGroup, "customresourcedefinitions")
 	if _, err := r.Create(ctx, crdK, "v1", "", testCRD(crdFinalizers...), WriteOptions{}); err != nil {
 		t.Fatalf("create CRD: %v", err)

@@ -21,13 +21,8 @@ import (
 // and b (b sorts after a, the namespace most lists read).
 func indexFixture(t testing.TB, st storage.Store) (*Registry, *Kind) {
 	t.Helper()
-	r := New(Config{Store: st})
-	r.Register(BuiltinKinds(r)...)
-	t.Cleanup(r.Close)
+	r := startRegistry(t, st)
 	ctx := context.Background()
-	if err := r.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	nsK := r.Lookup("", "namespaces")
 	for _, ns := range []string{"a", "b"} {
 		if _, err := r.Create(ctx, nsK, "v1", "", Object{"metadata": map[string]any{"name": ns}}, WriteOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {

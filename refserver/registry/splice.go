@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
 // spliceForm is the rendering spliceStored gives.
@@ -405,44 +407,15 @@ func canonicalEscape(b []byte) int {
 // scanNumber scans the number at i: an integer of at most 18 digits (exact in
 // int64; not -0), or a number written as MarshalJSON writes its float64.
 func scanNumber(b []byte, i int) (int, bool) {
-	j := i
-	if b[j] == '-' {
-		j++
-	}
-	digits := j
-	switch {
-	case j < len(b) && b[j] == '0':
-		j++
-	case j < len(b) && b[j] >= '1' && b[j] <= '9':
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
-	default:
+	j, intEnd, ok := jsonvalue.NumberEnd(b, i)
+	if !ok {
 		return j, false
 	}
-	intEnd := j
-	if j < len(b) && b[j] == '.' {
-		j++
-		if j >= len(b) || b[j] < '0' || b[j] > '9' {
-			return j, false
-		}
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
-	}
-	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
-		j++
-		if j < len(b) && (b[j] == '+' || b[j] == '-') {
-			j++
-		}
-		if j >= len(b) || b[j] < '0' || b[j] > '9' {
-			return j, false
-		}
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
-	}
 	if j == intEnd {
+		digits := i
+		if b[i] == '-' {
+			digits++
+		}
 		n := intEnd - digits
 		return j, n <= 18 && !(n == 1 && b[digits] == '0' && digits > i)
 	}

@@ -15,13 +15,22 @@ import (
 func newTestRegistry(tb testing.TB) (*Registry, *Kind) {
 	tb.Helper()
 	st := storage.NewMemory(storage.Options{})
+	tb.Cleanup(func() { _ = st.Close() }) // after the registry's (cleanups run last first)
+	r := startRegistry(tb, st)
+	return r, r.Lookup("", "configmaps")
+}
+
+// startRegistry is a started registry over st serving the built-in kinds,
+// closed when the test ends.
+func startRegistry(tb testing.TB, st storage.Store) *Registry {
+	tb.Helper()
 	r := New(Config{Store: st})
 	r.Register(BuiltinKinds(r)...)
-	tb.Cleanup(func() { r.Close(); _ = st.Close() })
+	tb.Cleanup(r.Close)
 	if err := r.Start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
-	return r, r.Lookup("", "configmaps")
+	return r
 }
 
 // TestReadModifyWrite covers the one read-modify-write loop through the
