@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"math"
 	"sort"
 	"time"
 	"unicode/utf8"
@@ -9,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
 // The Update fast path: what managedfields' FieldManager.Update computes
@@ -69,8 +70,9 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 		return nil, false
 	}
 	// Both objects as the library reads them: integral numbers int64 (its
-	// JSON copy), apiVersion and kind set. Plain ones are read in place
-	// and only their top level and updated's metadata are copied.
+	// JSON copy), apiVersion and kind set. Objects already their own JSON
+	// copy (jsonvalue.Stable) are read in place, and only their top level
+	// and updated's metadata are copied.
 	if updated, ok = m.normalise(updated, true); !ok {
 		return nil, false
 	}
@@ -332,11 +334,11 @@ func hasLastApplied(md map[string]any) bool {
 	return ok
 }
 
-// normalise is obj as the library's object makes it. A plain obj is read
-// in place: copied at the top level only when mustCopy or its kind is
-// missing. ok false declines.
+// normalise is obj as the library's object makes it. An obj that is its
+// own JSON copy (jsonvalue.Stable) is read in place: copied at the top level
+// only when mustCopy or its kind is missing. ok false declines.
 func (m *Manager) normalise(obj map[string]any, mustCopy bool) (map[string]any, bool) {
-	if !plain(obj) {
+	if !jsonvalue.Stable(obj, jsonvalue.PreserveInts) {
 		c, _ := jsonCopy(obj).(map[string]any)
 		return c, c != nil && m.setKind(c)
 	}
@@ -547,38 +549,4 @@ func setToFields(s *fieldpath.Set) (map[string]any, bool) {
 		out[k] = c
 	})
 	return out, ok
-}
-
-// plain reports whether v is already what jsonCopy would make of it, so the
-// fast path can read it in place.
-func plain(v any) bool {
-	switch t := v.(type) {
-	case nil, bool, int64:
-		return true
-	case string:
-		return utf8.ValidString(t)
-	case float64:
-		return !math.IsNaN(t) && !math.IsInf(t, 0) && t != math.Trunc(t)
-	case map[string]any:
-		if t == nil {
-			return false
-		}
-		for k, e := range t {
-			if !utf8.ValidString(k) || !plain(e) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		if t == nil {
-			return false
-		}
-		for _, e := range t {
-			if !plain(e) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }

@@ -87,3 +87,45 @@ func number(f float64, i int64, numbers Numbers) any {
 	}
 	return f
 }
+
+// Stable reports whether v is already its own round trip under the number
+// rule, that is what Copy(v, numbers) returns (an equal value, not a shared
+// one): a caller may then read v in place instead of copying it. Nil maps
+// and slices are not (the round trip gives null, not a typed nil), nor,
+// under PreserveInts, integral float64s (they come back as int64).
+func Stable(v any, numbers Numbers) bool {
+	switch t := v.(type) {
+	case nil, bool:
+		return true
+	case string:
+		return utf8.ValidString(t)
+	case int64:
+		return numbers == PreserveInts
+	case float64:
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return false
+		}
+		return numbers == Float64 || t != math.Trunc(t)
+	case map[string]any:
+		if t == nil {
+			return false
+		}
+		for k, e := range t {
+			if !utf8.ValidString(k) || !Stable(e, numbers) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		if t == nil {
+			return false
+		}
+		for _, e := range t {
+			if !Stable(e, numbers) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -64,6 +64,9 @@ func TestCopyIsTheRoundTrip(t *testing.T) {
 				if ok != want {
 					t.Fatalf("Copy took it: %v, want %v", ok, want)
 				}
+				if Stable(tt.v, rule.numbers) && (!ok || !reflect.DeepEqual(got, tt.v)) {
+					t.Fatalf("Stable says %#v needs no copy; Copy gives %#v, %v", tt.v, got, ok)
+				}
 				if !ok {
 					return
 				}
@@ -93,7 +96,8 @@ func TestCopyIsDeep(t *testing.T) {
 }
 
 // FuzzJSONCopy: for any JSON document, decoded either way, Copy gives the
-// round trip of its number rule or declines.
+// round trip of its number rule or declines; a value Stable under a rule is
+// its own copy, and what encoding/json decodes is Stable under Float64.
 func FuzzJSONCopy(f *testing.F) {
 	for _, s := range []string{`{"a":1,"b":1.5,"c":[1,2.0,"x",null,true],"d":{"e":1e3}}`, `[1e21, 9007199254740993, -0.0]`, `"\ud800"`, `{"\u00ff":1}`} {
 		f.Add([]byte(s))
@@ -103,9 +107,15 @@ func FuzzJSONCopy(f *testing.F) {
 		if json.Unmarshal(data, &plain) != nil || sigsjson.UnmarshalCaseSensitivePreserveInts(data, &ints) != nil {
 			return
 		}
+		if !Stable(plain, Float64) {
+			t.Fatalf("%s: encoding/json's value is not Stable under Float64", data)
+		}
 		for _, v := range []any{plain, ints} {
 			for _, rule := range rules {
 				got, ok := Copy(v, rule.numbers)
+				if Stable(v, rule.numbers) && (!ok || !reflect.DeepEqual(got, v)) {
+					t.Fatalf("%s, %s: Stable, but Copy gives %#v, %v", data, rule.name, got, ok)
+				}
 				if !ok {
 					continue
 				}
@@ -119,4 +129,26 @@ func FuzzJSONCopy(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestStable(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		v                 any
+		float64, preserve bool // Stable under Float64, under PreserveInts
+	}{
+		{"decoded with integers kept", map[string]any{"s": "x", "i": int64(3), "f": 1.5, "l": []any{true, nil}}, false, true},
+		{"decoded as float64", map[string]any{"s": "x", "i": 3.0, "f": 1.5, "m": map[string]any{}}, true, false},
+		{"int", map[string]any{"i": 3}, false, false},
+		{"typed nil map", map[string]any{"m": map[string]any(nil)}, false, false},
+		{"invalid UTF-8", "a\xffb", false, false},
+		{"NaN", math.NaN(), false, false},
+	} {
+		if got := Stable(tt.v, Float64); got != tt.float64 {
+			t.Errorf("%s: Stable under Float64 %v, want %v", tt.name, got, tt.float64)
+		}
+		if got := Stable(tt.v, PreserveInts); got != tt.preserve {
+			t.Errorf("%s: Stable under PreserveInts %v, want %v", tt.name, got, tt.preserve)
+		}
+	}
 }
