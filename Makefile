@@ -44,7 +44,7 @@ FUZZ_TARGETS = ./refserver/apiserver:FuzzDecodeRequest ./refserver/apiserver:Fuz
                ./refserver/storage:FuzzDecodeRecord \
                ./refserver/registry:FuzzMarshalJSON ./refserver/registry:FuzzSameJSON ./refserver/registry:FuzzSpliceItem \
                ./refserver/jsonvalue:FuzzJSONCopy ./refserver/jsonvalue:FuzzParse \
-               ./refserver/apply:FuzzUpdateFastPath \
+               ./refserver/apply:FuzzUpdateFastPath ./refserver/apply:FuzzApplyFastPath \
                ./refserver/fieldcheck:FuzzTypeMeta ./refserver/fieldcheck:FuzzDecodeApplyOnePass ./refserver/fieldcheck:FuzzTypedFastCheck \
                ./refserver/apiserver:FuzzProtobufBody ./refserver/apiserver:FuzzAccept ./spec/openapi:FuzzLoadBytes
 

@@ -10,16 +10,18 @@ import (
 )
 
 // openBolt opens the file-backed store in dir. A refused file's error says
-// how to go on.
-func openBolt(dir string, opts storage.Options) (storage.Store, error) {
-	s, err := storage.OpenBolt(filepath.Join(dir, "refserver.db"), opts)
+// how to go on. The store's background work (the rest of the file's check,
+// and garbage collection, which the load pauses) waits for begin: the
+// server calls it once it serves.
+func openBolt(dir string, opts storage.Options) (_ storage.Store, begin func(), _ error) {
+	s, begin, err := storage.OpenBoltDeferred(filepath.Join(dir, "refserver.db"), opts)
 	if errors.Is(err, storage.ErrEmptyFile) {
-		return nil, fmt.Errorf("%w; restore the file from a backup, or pass --fresh-store to start an empty store in it", err)
+		return nil, nil, fmt.Errorf("%w; restore the file from a backup, or pass --fresh-store to start an empty store in it", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	return s, begin, nil
 }
 
 // WaitStoreChecked waits until the store's data file has been checked

@@ -72,6 +72,7 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	store   storage.Store
+	begin   func() // starts the store's background work: once the server serves
 	reg     *registry.Registry
 	handler http.Handler
 	tlsCert *certBundle
@@ -109,15 +110,16 @@ func New(cfg Config) (*Server, error) {
 	opts := storage.Options{HistoryWindow: cfg.HistoryWindow, HistoryMaxRevisions: cfg.HistoryMaxRevisions, WatchBuffer: cfg.WatchBuffer, Clock: cfg.Clock,
 		AllowEmptyFile: cfg.FreshStore, Logf: cfg.Logf}
 	var st storage.Store
+	begin := func() {}
 	if cfg.DataDir != "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("refserver: data dir: %w", err)
 		}
-		bs, err := openBolt(cfg.DataDir, opts)
+		bs, b, err := openBolt(cfg.DataDir, opts)
 		if err != nil {
 			return nil, fmt.Errorf("refserver: open store: %w", err)
 		}
-		st = bs
+		st, begin = bs, b
 	} else {
 		st = storage.NewMemory(opts)
 	}
@@ -130,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 	h := apiserver.New(apiserver.Config{Registry: reg, Tokens: cfg.Tokens, Rules: cfg.Rules, AdminEndpoints: cfg.EnableAdminEndpoints,
 		BookmarkInterval: cfg.BookmarkInterval, MaxRequestsInFlight: cfg.MaxRequestsInFlight, Faults: cfg.Faults, Logf: cfg.Logf})
 	// Simulated deviations sit at the HTTP seam in front of the handler.
-	s := &Server{cfg: cfg, store: st, reg: reg, handler: cfg.Faults.Wrap(h)}
+	s := &Server{cfg: cfg, store: st, begin: begin, reg: reg, handler: cfg.Faults.Wrap(h)}
 	if names := cfg.Faults.Names(); len(names) > 0 {
 		cfg.Logf("WARNING: simulating deviations from the documents: %s (this server is deliberately NOT conformant)", strings.Join(names, ", "))
 	}
@@ -155,8 +157,12 @@ func checkLoopback(addr string) error {
 	return nil
 }
 
-// Handler is the HTTP handler (for in-process tests with httptest).
-func (s *Server) Handler() http.Handler { return s.handler }
+// Handler is the HTTP handler (for in-process tests with httptest). The
+// store's background work begins, as when Start serves.
+func (s *Server) Handler() http.Handler {
+	s.begin()
+	return s.handler
+}
 
 // Registry exposes the registry (tests).
 func (s *Server) Registry() *registry.Registry { return s.reg }
@@ -205,6 +211,10 @@ func (s *Server) Start(ctx context.Context) error {
 		<-ctx.Done()
 		_ = s.Close()
 	}()
+	// The rest of the data file's check and garbage collection waited
+	// until the listeners were up, not to compete with the start-up for
+	// the CPU.
+	s.begin()
 	return nil
 }
 

@@ -18,6 +18,9 @@ import (
 // inputFormat is the format of a request body of Content-Type ct (protobuf
 // is read as JSON after conversion); other media types are a 415.
 func inputFormat(ct string) (format fieldcheck.Format, protobuf bool, err error) {
+	if ct == "application/json" { // most bodies: what the parse below gives
+		return fieldcheck.JSON, false, nil
+	}
 	if mt, _, _ := mime.ParseMediaType(ct); mt == protobufType {
 		return fieldcheck.JSON, true, nil
 	}
@@ -92,7 +95,7 @@ func checkTypeMeta(ri *requestInfo, obj registry.Object) error {
 // does (422 naming CreateOptions, UpdateOptions or DeleteOptions), after
 // the body's media type. PATCH options are the patch handler's.
 func validateOptions(r *http.Request, verb string) error {
-	q := r.URL.Query()
+	q := query(r)
 	switch verb {
 	case "create":
 		return fieldcheck.ValidateCreateOptions(metav1.CreateOptions{DryRun: q["dryRun"], FieldManager: q.Get("fieldManager"), FieldValidation: q.Get("fieldValidation")})
@@ -107,7 +110,7 @@ func validateOptions(r *http.Request, verb string) error {
 // level is the request's fieldValidation level; options names the options
 // kind for the 422 of an unknown value.
 func level(r *http.Request, options string) (fieldcheck.Level, error) {
-	return fieldcheck.ParseLevel(r.URL.Query().Get("fieldValidation"), options)
+	return fieldcheck.ParseLevel(query(r).Get("fieldValidation"), options)
 }
 
 // addWarnings sends warnings as Warning: 299 headers.

@@ -38,7 +38,7 @@ func (h *Handler) deleteOptions(r *http.Request) (registry.DeleteOptions, error)
 			return o, apierrors.NewBadRequest(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml: %v", err))
 		}
 	}
-	q := r.URL.Query()
+	q := query(r)
 	if p := q.Get("propagationPolicy"); p != "" {
 		pp := metav1.DeletionPropagation(p)
 		opts.PropagationPolicy = &pp

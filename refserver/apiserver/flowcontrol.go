@@ -57,7 +57,7 @@ func (fc *flowControl) admit(w http.ResponseWriter, r *http.Request, u auth.User
 }
 
 func isWatch(r *http.Request) bool {
-	q := r.URL.Query().Get("watch")
+	q := query(r).Get("watch")
 	return q == "1" || q == "true"
 }
 

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"log"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -83,6 +84,9 @@ func userOf(ctx context.Context) auth.User {
 
 // ServeHTTP authenticates, recovers from panics and routes.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if deepRequest(r) {
+		growStack(len(r.URL.Path))
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -266,12 +270,24 @@ func versionInfo() map[string]any {
 	}
 }
 
+// query is r's query parameters, read-only. Most writes have none, and
+// parsing none still made a map, in each of the half dozen places a write
+// reads an option.
+func query(r *http.Request) url.Values {
+	if r.URL.RawQuery == "" {
+		return noQuery
+	}
+	return r.URL.Query()
+}
+
+var noQuery = url.Values{}
+
 // readBody reads at most MaxBodyBytes; a larger body is a 413.
 func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	b, err := readAtMost(r.Body, MaxBodyBytes+1, r.ContentLength)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("reading the request body: %v", err))
 	}
@@ -280,6 +296,35 @@ func readBody(r *http.Request) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// readAtMost is io.ReadAll of at most limit bytes of body, in a buffer of
+// the declared length (size, -1 when unknown) plus one, where ReadAll
+// starts at 512 bytes and doubles, copying, to the body's size. A declared
+// length is trusted up to preallocCap only: a client that declares
+// megabytes and sends nothing must not make the server hold them.
+func readAtMost(body io.Reader, limit int, size int64) ([]byte, error) {
+	c := 512
+	if size >= 0 && size < int64(min(limit, preallocCap)) {
+		c = int(size) + 1 // the extra byte lets the read that finds EOF need no room
+	}
+	b := make([]byte, 0, c)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := body.Read(b[len(b):min(cap(b), limit)])
+		b = b[:len(b)+n]
+		if err == io.EOF || len(b) >= limit {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+// preallocCap bounds the buffer a declared Content-Length preallocates.
+const preallocCap = 64 << 10
 
 var _ = json.Marshal
 var _ = metav1.Now

@@ -24,8 +24,21 @@ const (
 // accepts parses an Accept header in kube-apiserver's order: by q, then by
 // specificity, stable otherwise.
 func accepts(accept string) []goautoneg.Accept {
+	if a, ok := commonAccepts[accept]; ok {
+		return a
+	}
 	return goautoneg.ParseAccept(accept)
 }
+
+// commonAccepts are the parsed forms of the Accept headers clients send
+// most, parsed once (every parse allocates); shared, so read-only.
+var commonAccepts = func() map[string][]goautoneg.Accept {
+	m := map[string][]goautoneg.Accept{}
+	for _, a := range []string{"application/json", "application/json, */*", "*/*"} {
+		m[a] = goautoneg.ParseAccept(a)
+	}
+	return m
+}()
 
 // negotiateFor picks the first Accept entry the server can serve; protobuf
 // only when the kind has a protobuf form. Tables are JSON only.
@@ -82,7 +95,7 @@ func isPretty(r *http.Request) bool {
 		return false
 	}
 	if strings.Contains(r.URL.RawQuery, "pretty") {
-		if pp := r.URL.Query().Get("pretty"); pp != "" {
+		if pp := query(r).Get("pretty"); pp != "" {
 			b, _ := strconv.ParseBool(pp)
 			return b
 		}
@@ -93,7 +106,7 @@ func isPretty(r *http.Request) bool {
 
 // bodyFormat classifies a request Content-Type: json, yaml, or unsupported.
 func bodyFormat(ct string) (format, bool) {
-	if ct == "" {
+	if ct == "" || ct == "application/json" { // what parsing the latter gives
 		return formatJSON, true
 	}
 	mt, _, err := mime.ParseMediaType(ct)

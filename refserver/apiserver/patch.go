@@ -98,7 +98,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	if err != nil {
 		return err
 	}
-	opts := registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r)}
+	opts := registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r), Answer: answerInto(r, dry)}
 	if mt == ApplyPatch {
 		return h.apply(w, r, ri, body, opts, lv)
 	}
@@ -135,7 +135,9 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 		return decoder(ri).DecodePatched(fieldcheck.PatchType(mt), body, next, lv)
 	}
 	var warnings []string
-	out, err := h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
+	// patched only reads cur: a merge builds a new object sharing cur's
+	// untouched members and copies it, the other paths encode cur.
+	out, err := h.reg.MutateReading(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
 		obj, w, err := patched(cur)
 		if err != nil {
 			return nil, err
@@ -160,13 +162,13 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	if err != nil {
 		return err
 	}
-	h.answerWrite(w, r, ri, 200, out, dry)
+	h.answerWrite(w, r, ri, 200, out, dry, answered(opts.Answer))
 	return nil
 }
 
 // patchOptions reads a PATCH's query options.
 func patchOptions(r *http.Request) metav1.PatchOptions {
-	q := r.URL.Query()
+	q := query(r)
 	o := metav1.PatchOptions{DryRun: q["dryRun"], FieldManager: q.Get("fieldManager"), FieldValidation: q.Get("fieldValidation")}
 	if v, ok := q["force"]; ok {
 		force, _ := strconv.ParseBool(v[0])
@@ -201,8 +203,8 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 	if err := checkIdentity(ri, applied); err != nil {
 		return err
 	}
-	manager := r.URL.Query().Get("fieldManager")
-	force := r.URL.Query().Get("force") == "true"
+	manager := query(r).Get("fieldManager")
+	force := query(r).Get("force") == "true"
 	fm := ri.kind.FieldManagers[ri.version]
 	if fm == nil {
 		return errUnsupportedPatch()
@@ -232,13 +234,13 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		if cerr != nil {
 			return cerr
 		}
-		h.answerWrite(w, r, ri, http.StatusCreated, created, opts.DryRun)
+		h.answerWrite(w, r, ri, http.StatusCreated, created, opts.DryRun, answered(opts.Answer))
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	h.answerWrite(w, r, ri, 200, out, opts.DryRun)
+	h.answerWrite(w, r, ri, 200, out, opts.DryRun, answered(opts.Answer))
 	return nil
 }
 
@@ -382,7 +384,7 @@ func (h *Handler) patchScale(w http.ResponseWriter, r *http.Request, ri *request
 // managerOf names the field manager of a request: the fieldManager
 // parameter, else the User-Agent's program name, as kube-apiserver does.
 func managerOf(r *http.Request) string {
-	if m := r.URL.Query().Get("fieldManager"); m != "" {
+	if m := query(r).Get("fieldManager"); m != "" {
 		return m
 	}
 	ua := r.Header.Get("User-Agent")

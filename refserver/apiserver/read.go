@@ -16,7 +16,7 @@ import (
 // get and list.
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request, ri *requestInfo, f format) error {
-	plan, serr := rvplan.Make(rvplan.Request{Verb: rvplan.Get, ResourceVersion: r.URL.Query().Get("resourceVersion")})
+	plan, serr := rvplan.Make(rvplan.Request{Verb: rvplan.Get, ResourceVersion: query(r).Get("resourceVersion")})
 	if serr != nil {
 		return serr
 	}
@@ -36,7 +36,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, ri *requestInfo, f
 		return h.writeScale(w, r, ri, obj)
 	}
 	if f == formatTable {
-		writeObject(w, r, 200, toTable(ri.kind, []registry.Object{obj}, "", "", r.URL.Query().Get("includeObject")))
+		writeObject(w, r, 200, toTable(ri.kind, []registry.Object{obj}, "", "", query(r).Get("includeObject")))
 		return nil
 	}
 	writeObject(w, r, 200, obj)
@@ -45,7 +45,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, ri *requestInfo, f
 
 // listParams parses the selectors and the rvplan request of a list, watch or deletecollection.
 func (h *Handler) listParams(r *http.Request, ri *requestInfo, verb rvplan.Verb) (rvplan.Request, registry.Selector, error) {
-	q := r.URL.Query()
+	q := query(r)
 	req := rvplan.Request{Verb: verb, ResourceVersion: q.Get("resourceVersion"), ResourceVersionMatch: q.Get("resourceVersionMatch"), Continue: q.Get("continue")}
 	var sel registry.Selector
 	if s := q.Get("limit"); s != "" {
@@ -110,7 +110,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	}
 	rv := strconv.FormatInt(res.ResourceVersion, 10)
 	if f == formatTable {
-		t := toTable(ri.kind, res.Items, rv, res.Continue, r.URL.Query().Get("includeObject"))
+		t := toTable(ri.kind, res.Items, rv, res.Continue, query(r).Get("includeObject"))
 		t.RemainingItemCount = res.RemainingItemCount
 		writeObject(w, r, 200, t)
 		return nil

@@ -93,7 +93,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, ri *requestInfo) error {
-	q := r.URL.Query()
+	q := query(r)
 	isWatch := q.Get("watch") == "1" || q.Get("watch") == "true"
 	var verb string
 	switch r.Method {

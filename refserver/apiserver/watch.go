@@ -48,7 +48,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		return serr
 	}
 	timeout := h.cfg.MaxWatchTimeout
-	if s := r.URL.Query().Get("timeoutSeconds"); s != "" {
+	if s := query(r).Get("timeoutSeconds"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n < 0 {
 			return apierrors.NewBadRequest(fmt.Sprintf("invalid timeoutSeconds %q", s))
@@ -155,7 +155,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 			}
 			sent = write(watchEvent{Type: ev.Type, Object: bookmark(ev.Revision, ev.InitialEventsEnd)})
 		case f == formatTable:
-			sent = write(watchEvent{Type: ev.Type, Object: toTable(ri.kind, []registry.Object{ev.Object}, "", "", r.URL.Query().Get("includeObject"))})
+			sent = write(watchEvent{Type: ev.Type, Object: toTable(ri.kind, []registry.Object{ev.Object}, "", "", query(r).Get("includeObject"))})
 		default:
 			sent = writeFrame(h.reg.EncodedEvent(ri.kind, ri.version, ev, form, func(ev registry.WatchEvent) ([]byte, error) {
 				return render(watchEvent{Type: ev.Type, Object: ev.Object})

@@ -13,29 +13,46 @@ import (
 
 // dryRun: the request asks for a dry run (its values were validated with the other options).
 func dryRun(r *http.Request) bool {
-	return len(r.URL.Query()["dryRun"]) > 0
+	return len(query(r)["dryRun"]) > 0
 }
 
 // readObject reads and decodes the body of a create or update (verb).
 func (h *Handler) readObject(w http.ResponseWriter, r *http.Request, ri *requestInfo, verb string) (registry.Object, error) {
+	obj, _, err := h.readObjectAgain(w, r, ri, verb)
+	return obj, err
+}
+
+// readObjectAgain is readObject, and a function that returns it the first
+// time and the body decoded again later: the object a write retried after
+// a conflict starts from, without a copy of it kept for the retry.
+func (h *Handler) readObjectAgain(w http.ResponseWriter, r *http.Request, ri *requestInfo, verb string) (registry.Object, func() (registry.Object, error), error) {
 	body, f, err := h.readInput(r, verb)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lv, err := level(r, map[string]string{"create": "CreateOptions", "update": "UpdateOptions"}[verb])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	obj, warnings, err := decodeObject(ri, body, f, lv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	h.addWarnings(w, warnings)
 	m := registry.Meta(obj)
 	if ns, _ := m["namespace"].(string); ri.kind.Namespaced && ns != "" && ns != ri.namespace {
-		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return nil, nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
-	return obj, nil
+	given := false
+	again := func() (registry.Object, error) {
+		if !given {
+			given = true
+			return obj, nil
+		}
+		o, _, err := decodeObject(ri, body, f, lv) // its warnings were given
+		return o, err
+	}
+	return obj, again, nil
 }
 
 // readInput reads the body of a create or update in kube-apiserver's order:
@@ -64,11 +81,12 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	if err != nil {
 		return err
 	}
-	out, err := h.reg.Create(r.Context(), ri.kind, ri.version, ri.namespace, obj, registry.WriteOptions{DryRun: dry, FieldManager: managerOf(r)})
+	answer := answerInto(r, dry)
+	out, err := h.reg.Create(r.Context(), ri.kind, ri.version, ri.namespace, obj, registry.WriteOptions{DryRun: dry, FieldManager: managerOf(r), Answer: answer})
 	if err != nil {
 		return err
 	}
-	h.answerWrite(w, r, ri, http.StatusCreated, out, dry)
+	h.answerWrite(w, r, ri, http.StatusCreated, out, dry, answered(answer))
 	return nil
 }
 
@@ -77,7 +95,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	if ri.subresource == "scale" {
 		return h.updateScale(w, r, ri, dry)
 	}
-	obj, err := h.readObject(w, r, ri, "update")
+	obj, again, err := h.readObjectAgain(w, r, ri, "update")
 	if err != nil {
 		return err
 	}
@@ -85,10 +103,12 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	if name, _ := m["name"].(string); name != ri.name {
 		return apierrors.NewBadRequest("the name of the object (" + name + ") does not match the name on the URL (" + ri.name + ")")
 	}
-	out, err := h.reg.Update(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, obj, registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r)})
+	answer := answerInto(r, dry)
+	out, err := h.reg.UpdateFrom(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, again,
+		registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r), Answer: answer})
 	if err != nil {
 		return err
 	}
-	h.answerWrite(w, r, ri, 200, out, dry)
+	h.answerWrite(w, r, ri, 200, out, dry, answered(answer))
 	return nil
 }

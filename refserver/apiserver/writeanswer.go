@@ -11,8 +11,13 @@ import (
 // revision, so the registry keeps it as one (registry.WrittenJSON): a read
 // after a write — what controllers and tests do most — copies these bytes.
 // A dry run stored nothing, and other forms (YAML, protobuf, pretty) are not
-// a get's compact JSON, so they are only written.
-func (h *Handler) answerWrite(w http.ResponseWriter, r *http.Request, ri *requestInfo, code int, out registry.Object, dry bool) {
+// a get's compact JSON, so they are only written. answer is the registry's
+// WrittenJSON bytes when the write gave them (answerInto).
+func (h *Handler) answerWrite(w http.ResponseWriter, r *http.Request, ri *requestInfo, code int, out registry.Object, dry bool, answer []byte) {
+	if answer != nil { // answerInto found a compact JSON answer wanted
+		writeEncoded(w, code, answer)
+		return
+	}
 	if dry || !encodedOK(r, formatJSON) {
 		writeObject(w, r, code, out)
 		return
@@ -23,4 +28,22 @@ func (h *Handler) answerWrite(w http.ResponseWriter, r *http.Request, ri *reques
 		return
 	}
 	writeEncoded(w, code, b)
+}
+
+// answerInto is the WriteOptions.Answer of a write answered with
+// answerWrite: where the registry leaves the answer it takes from the
+// stored bytes, when the answer is a get's compact JSON (nil otherwise).
+func answerInto(r *http.Request, dry bool) *[]byte {
+	if dry || !encodedOK(r, formatJSON) {
+		return nil
+	}
+	return new([]byte)
+}
+
+// answered is what answerInto's pointer holds.
+func answered(p *[]byte) []byte {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

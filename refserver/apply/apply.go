@@ -45,6 +45,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/structured-merge-diff/v6/merge"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/apiconform/apiconform/refserver/jsonvalue"
@@ -65,8 +66,14 @@ type Manager struct {
 	gv  string // gvk's apiVersion
 	fm  *managedfields.FieldManager
 	tc  managedfields.TypeConverter
-	// clock stamps the fast path's Update entries (tests); nil is time.Now.
+	// updater is the Apply fast path's merge.Updater (applyfast.go).
+	updater *merge.Updater
+	// clock stamps the fast paths' entries (tests); nil is time.Now.
 	clock func() time.Time
+	// prunes, when set (tests), hears whether the Apply fast path skipped
+	// pruning an applier's earlier fields.
+	prunes func(skipped bool)
+
 	empty struct { // emptyTyped's
 		once  sync.Once
 		value *typed.TypedValue
@@ -85,16 +92,34 @@ func ForBuiltin(kind string) (*Manager, error) {
 	default:
 		return nil, fmt.Errorf("apply: no built-in schema for kind %q", kind)
 	}
-	models, err := loadCore()
+	tc, err := coreTypeConverter()
 	if err != nil {
 		return nil, err
 	}
-	gvk := schema.GroupVersionKind{Version: "v1", Kind: kind}
-	tc, err := managedfields.NewTypeConverter(models, false)
-	if err != nil {
-		return nil, fmt.Errorf("apply: core schemas: %w", err)
-	}
-	return newManager(gvk, tc, false)
+	return newManager(schema.GroupVersionKind{Version: "v1", Kind: kind}, tc, false)
+}
+
+// coreTypes is the type converter of the embedded core schemas, built once
+// and shared by the built-in kinds' Managers (it is only read): building it
+// is most of a Manager's cost at start-up.
+var coreTypes struct {
+	once sync.Once
+	tc   managedfields.TypeConverter
+	err  error
+}
+
+func coreTypeConverter() (managedfields.TypeConverter, error) {
+	coreTypes.once.Do(func() {
+		models, err := loadCore()
+		if err != nil {
+			coreTypes.err = err
+			return
+		}
+		if coreTypes.tc, err = managedfields.NewTypeConverter(models, false); err != nil {
+			coreTypes.err = fmt.Errorf("apply: core schemas: %w", err)
+		}
+	})
+	return coreTypes.tc, coreTypes.err
 }
 
 // ForSchema is the Manager of a custom resource version. openAPIV3Schema is
@@ -144,6 +169,7 @@ func loadCore() (map[string]*spec.Schema, error) {
 
 func newManager(gvk schema.GroupVersionKind, tc managedfields.TypeConverter, custom bool) (*Manager, error) {
 	m := &Manager{gvk: gvk, gv: gvk.GroupVersion().String(), tc: tc}
+	m.updater = &merge.Updater{Converter: sameVersion{gv: m.gv}}
 	h := hooks{m: m}
 	var (
 		fm  *managedfields.FieldManager
@@ -164,8 +190,19 @@ func newManager(gvk schema.GroupVersionKind, tc managedfields.TypeConverter, cus
 // Apply merges the applied configuration into live for manager and returns
 // the new object with its managedFields. live nil means the apply creates the
 // object. Fields another manager owns with a different value are a 409
-// Conflict unless force, which takes them over.
+// Conflict unless force, which takes them over. The common cases take a fast
+// path (applyfast.go) that gives the library's result without its cost; the
+// rest go to the library. The result may share values with live and applied.
 func (m *Manager) Apply(live, applied map[string]any, manager string, force bool) (map[string]any, error) {
+	if out, ok := m.fastApply(live, applied, manager, force); ok {
+		return out, nil
+	}
+	return m.libraryApply(live, applied, manager, force)
+}
+
+// libraryApply is Apply by the FieldManager: the reference the fast path
+// must match.
+func (m *Manager) libraryApply(live, applied map[string]any, manager string, force bool) (map[string]any, error) {
 	liveObj, err := m.object(live)
 	if err != nil {
 		return nil, err

@@ -140,18 +140,7 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	if raw, present := liveMeta["managedFields"]; present && !ownsManagedFields(entries) {
 		if list, ok := raw.([]any); ok {
 			if sameList(list, decoded) || decodes(m, list) {
-				md := make(map[string]any, len(liveMeta))
-				for k, v := range liveMeta {
-					if k != "managedFields" {
-						md[k] = v
-					}
-				}
-				c := make(map[string]any, len(live))
-				for k, v := range live {
-					c[k] = v
-				}
-				c["metadata"] = md
-				live = c
+				live = withoutManagedFields(live, liveMeta)
 			}
 		}
 	}
@@ -184,20 +173,11 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	}
 	var compare *typed.Comparison
 	if create {
-		// Against the empty object everything but apiVersion and kind is
-		// added: the new object's fields and the maps and lists holding
-		// them, without walking both objects.
-		leaves, err := newTyped.ToFieldSet()
+		added, err := addedFromEmpty(newTyped)
 		if err != nil {
 			return nil, false
 		}
-		added := fieldpath.NewSet()
-		leaves.Iterate(func(p fieldpath.Path) {
-			for i := 1; i <= len(p); i++ {
-				added.Insert(p[:i])
-			}
-		})
-		compare = &typed.Comparison{Added: added.Difference(typeMetaSet), Modified: fieldpath.NewSet(), Removed: fieldpath.NewSet()}
+		compare = &typed.Comparison{Added: added, Modified: fieldpath.NewSet(), Removed: fieldpath.NewSet()}
 	} else if compare, err = liveTyped.Compare(newTyped); err != nil {
 		return nil, false
 	}
@@ -255,6 +235,18 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	if len(entries) == 0 {
 		return out, true
 	}
+	list, ok := encodeEntries(entries)
+	if !ok {
+		return nil, false
+	}
+	outMeta["managedFields"] = list
+	return out, true
+}
+
+// encodeEntries is the managedFields list the library's encoding gives for
+// entries: each entry encoded, in its order (operation, time in seconds,
+// manager, apiVersion, subresource). It sorts entries in place.
+func encodeEntries(entries []mfEntry) ([]any, bool) {
 	sort.Slice(entries, func(i, j int) bool {
 		p, q := &entries[i], &entries[j]
 		if p.operation != q.operation {
@@ -279,8 +271,24 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 		}
 		list[i] = e
 	}
-	outMeta["managedFields"] = list
-	return out, true
+	return list, true
+}
+
+// addedFromEmpty is what comparing the empty object (emptyTyped) with tv
+// finds added: everything but apiVersion and kind, that is tv's fields and
+// the maps and lists holding them, without walking both objects.
+func addedFromEmpty(tv *typed.TypedValue) (*fieldpath.Set, error) {
+	leaves, err := tv.ToFieldSet()
+	if err != nil {
+		return nil, err
+	}
+	added := fieldpath.NewSet()
+	leaves.Iterate(func(p fieldpath.Path) {
+		for i := 1; i <= len(p); i++ {
+			added.Insert(p[:i])
+		}
+	})
+	return added.Difference(typeMetaSet), nil
 }
 
 // emptyTyped is the typed value of the object a create compares against,
@@ -291,6 +299,23 @@ func (m *Manager) emptyTyped() (*typed.TypedValue, error) {
 		m.empty.value, m.empty.err = m.tc.ObjectToTyped(&unstructured.Unstructured{Object: o}, typed.AllowDuplicates)
 	})
 	return m.empty.value, m.empty.err
+}
+
+// withoutManagedFields is a shallow copy of obj whose metadata (md) has no
+// managedFields; obj is not changed.
+func withoutManagedFields(obj, md map[string]any) map[string]any {
+	m := make(map[string]any, len(md))
+	for k, v := range md {
+		if k != "managedFields" {
+			m[k] = v
+		}
+	}
+	c := make(map[string]any, len(obj))
+	for k, v := range obj {
+		c[k] = v
+	}
+	c["metadata"] = m
+	return c
 }
 
 // sameList reports whether a and b are one list (the registry hands

@@ -47,7 +47,7 @@ func (r *Registry) decode(k *Kind, version string, kv storage.KeyValue, rev int6
 func (k *Kind) fromStorage(obj Object, version string) (Object, error) {
 	if version != k.StorageVersion() {
 		if k.Convert != nil {
-			obj["apiVersion"], obj["kind"] = k.APIVersion(k.StorageVersion()), k.Kind
+			k.setTypeMeta(obj, k.StorageVersion())
 			conv, err := k.Convert(obj, version)
 			if err != nil {
 				return nil, err
@@ -56,7 +56,7 @@ func (k *Kind) fromStorage(obj Object, version string) (Object, error) {
 		}
 		k.pruneConverted(obj, version)
 	}
-	obj["apiVersion"], obj["kind"] = k.APIVersion(version), k.Kind
+	k.setTypeMeta(obj, version)
 	return obj, nil
 }
 
@@ -81,34 +81,26 @@ func (k *Kind) pruneConverted(obj Object, version string) {
 
 // encode renders obj (named by its apiVersion) in the storage version.
 func encode(k *Kind, obj Object) ([]byte, error) {
-	var c Object
-	if av := str(obj["apiVersion"]); av == "" || av == k.APIVersion(k.StorageVersion()) {
-		// Nothing to convert: a copy of the top level and the metadata is
-		// enough to leave resourceVersion out without touching obj.
-		c = make(Object, len(obj))
-		for f, v := range obj {
-			c[f] = v
+	storageAV := k.APIVersion(k.StorageVersion())
+	if av := str(obj["apiVersion"]); av == "" || av == storageAV {
+		// Nothing to convert: obj as stored, without resourceVersion, is
+		// written straight from obj (no copy to leave it out of).
+		b, err := appendStored(make([]byte, 0, 512), obj, storageAV, k.Kind)
+		if err != nil {
+			return nil, err
 		}
-		if m, ok := obj["metadata"].(map[string]any); ok {
-			cm := make(map[string]any, len(m))
-			for f, v := range m {
-				cm[f] = v
-			}
-			c["metadata"] = cm
-		}
-	} else {
-		c = deepCopy(obj)
-		if k.Convert != nil {
-			conv, err := k.Convert(c, k.StorageVersion())
-			if err != nil {
-				return nil, err
-			}
-			c = conv
-		}
-		k.pruneConverted(c, k.StorageVersion())
+		return b, nil
 	}
+	c := deepCopy(obj)
+	if k.Convert != nil {
+		conv, err := k.Convert(c, k.StorageVersion())
+		if err != nil {
+			return nil, err
+		}
+		c = conv
+	}
+	k.pruneConverted(c, k.StorageVersion())
 	delete(meta(c), "resourceVersion")
-	c["apiVersion"] = k.APIVersion(k.StorageVersion())
-	c["kind"] = k.Kind
+	k.setTypeMeta(c, k.StorageVersion())
 	return MarshalJSON(c)
 }

@@ -61,31 +61,7 @@ func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
 		if depth > maxJSONDepth {
 			break
 		}
-		kp := keyPool.Get().(*[]string)
-		keys := (*kp)[:0]
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		dst = append(dst, '{')
-		var err error
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONString(dst, k)
-			dst = append(dst, ':')
-			if dst, err = appendJSON(dst, t[k], depth+1); err != nil {
-				break
-			}
-		}
-		clear(keys)
-		*kp = keys[:0]
-		keyPool.Put(kp)
-		if err != nil {
-			return dst, err
-		}
-		return append(dst, '}'), nil
+		return appendMapWithout(dst, t, "", depth)
 	case []any:
 		if t == nil {
 			return append(dst, "null"...), nil
@@ -107,6 +83,83 @@ func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
 	}
 	b, err := json.Marshal(v)
 	return append(dst, b...), err
+}
+
+// appendStored appends MarshalJSON's bytes for a copy of obj with
+// apiVersion and kind set to the given ones and metadata (a map, empty when
+// missing or not a map) without resourceVersion: what a write stores.
+func appendStored(dst []byte, obj Object, apiVersion, kind string) ([]byte, error) {
+	kp := keyPool.Get().(*[]string)
+	keys := (*kp)[:0]
+	for k := range obj {
+		if k != "apiVersion" && k != "kind" && k != "metadata" {
+			keys = append(keys, k)
+		}
+	}
+	keys = append(keys, "apiVersion", "kind", "metadata")
+	slices.Sort(keys)
+	md, _ := obj["metadata"].(map[string]any)
+	dst = append(dst, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, k)
+		dst = append(dst, ':')
+		switch k {
+		case "apiVersion":
+			dst = appendJSONString(dst, apiVersion)
+		case "kind":
+			dst = appendJSONString(dst, kind)
+		case "metadata":
+			dst, err = appendMapWithout(dst, md, "resourceVersion", 1)
+		default:
+			dst, err = appendJSON(dst, obj[k], 1)
+		}
+		if err != nil {
+			break
+		}
+	}
+	clear(keys)
+	*kp = keys[:0]
+	keyPool.Put(kp)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, '}'), nil
+}
+
+// appendMapWithout appends appendJSON's bytes for m (at depth; nil reads
+// as empty) without its member skip; skip "" leaves out nothing.
+func appendMapWithout(dst []byte, m map[string]any, skip string, depth int) ([]byte, error) {
+	kp := keyPool.Get().(*[]string)
+	keys := (*kp)[:0]
+	for k := range m {
+		if skip == "" || k != skip {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, k)
+		dst = append(dst, ':')
+		if dst, err = appendJSON(dst, m[k], depth+1); err != nil {
+			break
+		}
+	}
+	clear(keys)
+	*kp = keys[:0]
+	keyPool.Put(kp)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, '}'), nil
 }
 
 // appendJSONFloat formats f as encoding/json does (ES6 number to string).

@@ -47,7 +47,7 @@ func TestMarshalJSONIsJSONMarshal(t *testing.T) {
 // FuzzMarshalJSON: any JSON document, decoded with float64 or int64
 // numbers, encodes as json.Marshal encodes it.
 func FuzzMarshalJSON(f *testing.F) {
-	for _, s := range []string{`{"a":1,"b":[1.5,"x<>&",null,true],"c":{"\u2028":"\ud800"}}`, `[1e21,1e-7,-0,123456789012345678901234]`, `"\u0000\u001f\"\\"`} {
+	for _, s := range []string{`{"a":1,"b":[1.5,"x<>&",null,true],"c":{"\u2028":"\ud800"}}`, `{"metadata":{"name":"a","resourceVersion":"1"},"kind":"X","spec":{}}`, `[1e21,1e-7,-0,123456789012345678901234]`, `"\u0000\u001f\"\\"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -61,6 +61,65 @@ func FuzzMarshalJSON(f *testing.F) {
 			if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
 				t.Fatalf("%q: MarshalJSON %s, %v; json.Marshal %s, %v", data, got, err, want, wantErr)
 			}
+			if obj, ok := v.(map[string]any); ok && obj != nil {
+				want, wantErr := storedByCopy(obj, "g/v1", "K")
+				got, err := appendStored(nil, obj, "g/v1", "K")
+				if (err != nil) != (wantErr != nil) || (err == nil && !bytes.Equal(got, want)) {
+					t.Fatalf("%q: appendStored %s, %v; by copy %s, %v", data, got, err, want, wantErr)
+				}
+			}
 		}
 	})
+}
+
+// storedByCopy is what appendStored writes, by its definition: a copy of
+// obj with apiVersion, kind and metadata set, encoded by json.Marshal.
+func storedByCopy(obj map[string]any, apiVersion, kind string) ([]byte, error) {
+	c := make(map[string]any, len(obj)+3)
+	for f, v := range obj {
+		c[f] = v
+	}
+	md, _ := obj["metadata"].(map[string]any)
+	cm := make(map[string]any, len(md))
+	for f, v := range md {
+		if f != "resourceVersion" {
+			cm[f] = v
+		}
+	}
+	c["metadata"], c["apiVersion"], c["kind"] = cm, apiVersion, kind
+	return json.Marshal(c)
+}
+
+// appendStored must give the bytes and errors of encoding the copy.
+func TestAppendStored(t *testing.T) {
+	deep := any("x")
+	for range maxJSONDepth + 10 {
+		deep = []any{map[string]any{"d": deep}}
+	}
+	for _, tt := range []struct {
+		name string
+		obj  map[string]any
+	}{
+		{"configmap", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "resourceVersion": "7", "labels": map[string]any{"x": "y"}}, "data": map[string]any{"k": "v"}}},
+		{"no type meta", map[string]any{"metadata": map[string]any{"name": "a"}, "spec": []any{1.5, nil}}},
+		{"other type meta", map[string]any{"apiVersion": "x/v9", "kind": "Other", "metadata": map[string]any{}}},
+		{"no metadata", map[string]any{"data": map[string]any{}}},
+		{"nil metadata", map[string]any{"metadata": map[string]any(nil)}},
+		{"metadata not a map", map[string]any{"metadata": "x"}},
+		{"empty", map[string]any{}},
+		{"keys around the set ones", map[string]any{"a": 1, "kinda": 2, "metadatb": 3, "apiVersiom": 4, "z": "<&>"}},
+		{"deep value", map[string]any{"spec": deep}},
+		{"deep metadata value", map[string]any{"metadata": map[string]any{"annotations": deep}}},
+		{"unsupported value", map[string]any{"spec": make(chan int)}},
+		{"unsupported metadata value", map[string]any{"metadata": map[string]any{"x": func() {}}}},
+		{"NaN", map[string]any{"spec": math.NaN()}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want, wantErr := storedByCopy(tt.obj, "v1", "ConfigMap")
+			got, err := appendStored(nil, tt.obj, "v1", "ConfigMap")
+			if (err != nil) != (wantErr != nil) || (err == nil && !bytes.Equal(got, want)) {
+				t.Errorf("appendStored %s, %v\nby copy %s, %v", got, err, want, wantErr)
+			}
+		})
+	}
 }

@@ -104,6 +104,33 @@ type Kind struct {
 	// createRefused, when set, is why creates are refused (the kind's CRD
 	// is terminating); reads, updates and deletes go on.
 	createRefused atomic.Pointer[string]
+	typeMeta      atomic.Pointer[typeMeta] // built on first use (setTypeMeta)
+}
+
+// typeMeta is a kind's apiVersion per version and its kind as interface
+// values: a string assigned to an object's field is boxed, an allocation
+// each time, and every write sets both several times.
+type typeMeta struct {
+	group, kindName string // what they were built from
+	apiVersion      map[string]any
+	kind            any
+}
+
+// setTypeMeta sets obj's apiVersion (in version) and kind.
+func (k *Kind) setTypeMeta(obj Object, version string) {
+	tm := k.typeMeta.Load()
+	if tm == nil || tm.group != k.Group || tm.kindName != k.Kind {
+		tm = &typeMeta{group: k.Group, kindName: k.Kind, apiVersion: make(map[string]any, len(k.Versions)), kind: k.Kind}
+		for _, v := range k.Versions {
+			tm.apiVersion[v] = k.APIVersion(v)
+		}
+		k.typeMeta.Store(tm) // a race stores equal values
+	}
+	av, ok := tm.apiVersion[version]
+	if !ok {
+		av = k.APIVersion(version)
+	}
+	obj["apiVersion"], obj["kind"] = av, tm.kind
 }
 
 // GroupResource is the kind's group and resource.

@@ -119,20 +119,6 @@ func (c *labelCache) put(key labelKey, sl storedLabels) {
 	c.items[key] = sl
 }
 
-// written keeps the labels of obj, just stored under key at revision rev,
-// when the stored bytes are obj's own JSON (no conversion on the way to the
-// storage version): what parsing them would give, without parsing them.
-func (c *labelCache) written(k *Kind, key string, rev int64, obj Object) {
-	if str(obj["apiVersion"]) != k.APIVersion(k.StorageVersion()) {
-		return
-	}
-	if _, hit := c.lookup(key, rev); hit {
-		return // the label index gave them on the way to the store
-	}
-	lm, _ := meta(obj)["labels"].(map[string]any)
-	c.put(labelKey{key: key, revision: rev}, storedLabels{set: newCompactLabels(lm, str), ok: true})
-}
-
 // parseLabels reads metadata.labels of a stored value as Selector.Matches
 // sees them in the decoded object (a value that is not a string reads as "").
 func parseLabels(value []byte) storedLabels {

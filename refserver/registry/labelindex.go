@@ -159,17 +159,24 @@ func splitKey(key string) (prefix, ns string, ok bool) {
 
 // indexWrite is one write in flight, from begin to end.
 type indexWrite struct {
-	ctx     context.Context // the write's (labelsOf)
 	ki      *kindIndex
 	key     string
 	value   []byte        // the value written (nil for a delete)
+	known   knownLabels   // the value's labels when the writer gave them
 	labels  compactLabels // tracked: the labels added at begin
 	tracked bool
 }
 
+// knownLabels are the labels of a value being written when the writer
+// knows them without parsing the value (ok false: parse it).
+type knownLabels struct {
+	set compactLabels
+	ok  bool
+}
+
 // begin registers a write of key (value nil: a delete) before it goes to
 // the store; end must follow with its outcome.
-func (ix *labelIndex) begin(ctx context.Context, key string, value []byte) *indexWrite {
+func (ix *labelIndex) begin(key string, value []byte, kl knownLabels) *indexWrite {
 	prefix, _, ok := splitKey(key)
 	if !ok {
 		return nil
@@ -184,15 +191,27 @@ func (ix *labelIndex) begin(ctx context.Context, key string, value []byte) *inde
 		ix.mu.Unlock()
 		return nil
 	}
-	w := &indexWrite{ctx: ctx, ki: ki, key: key, value: value}
+	w := &indexWrite{ki: ki, key: key, value: value, known: kl}
 	if !ki.tracking {
 		ki.untracked++
 		ix.mu.Unlock()
 		return w
 	}
+	w.tracked = true
+	if value == nil || kl.ok {
+		// Nothing to parse: one critical section.
+		defer ix.mu.Unlock()
+		e := ix.entryLocked(ki, key)
+		if e == nil {
+			return nil
+		}
+		e.pending++
+		w.labels = kl.set
+		ki.addLocked(key, w.labels, +1)
+		return w
+	}
 	// Reserve the key (it stays while the write is in flight), then
 	// parse outside the lock: nothing reads the labels before the commit.
-	w.tracked = true
 	e := ix.entryLocked(ki, key)
 	if e == nil {
 		ix.mu.Unlock()
@@ -200,14 +219,11 @@ func (ix *labelIndex) begin(ctx context.Context, key string, value []byte) *inde
 	}
 	e.pending++
 	ix.mu.Unlock()
-	if value != nil {
-		var ok bool
-		if w.labels, ok = labelsOf(ctx, key, value); !ok {
-			ix.mu.Lock()
-			ix.dropLocked(ki)
-			ix.mu.Unlock()
-			return nil
-		}
+	if w.labels, ok = labelsOf(value, kl); !ok {
+		ix.mu.Lock()
+		ix.dropLocked(ki)
+		ix.mu.Unlock()
+		return nil
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -226,17 +242,21 @@ func (ix *labelIndex) end(w *indexWrite, rev int64, ok bool) {
 	if !w.tracked {
 		// Begun before tracking: the labels go in now if tracking has
 		// started since (a build that began later read this commit).
-		ix.mu.Lock()
-		tracking := ki.tracking && !ki.off
-		ix.mu.Unlock()
-		var cl compactLabels
-		if tracking && ok && w.value != nil {
-			var parsed bool
-			if cl, parsed = labelsOf(w.ctx, w.key, w.value); !parsed {
-				ix.mu.Lock()
-				ix.dropLocked(ki)
-				ix.mu.Unlock()
-				return
+		// Labels the writer gave (or a delete's none) need no parse, so
+		// no look at tracking outside the critical section either.
+		cl, tracking := w.known.set, true
+		if ok && w.value != nil && !w.known.ok {
+			ix.mu.Lock()
+			tracking = ki.tracking && !ki.off
+			ix.mu.Unlock()
+			if tracking {
+				var parsed bool
+				if cl, parsed = labelsOf(w.value, w.known); !parsed {
+					ix.mu.Lock()
+					ix.dropLocked(ki)
+					ix.mu.Unlock()
+					return
+				}
 			}
 		}
 		ix.mu.Lock()
@@ -245,7 +265,7 @@ func (ix *labelIndex) end(w *indexWrite, rev int64, ok bool) {
 			return
 		}
 		ki.untracked--
-		if tracking && ok && ki.tracking && !ki.off {
+		if tracking && ok && ki.tracking {
 			ix.applyLocked(ki, w.key, rev, cl)
 		}
 		return
@@ -519,30 +539,22 @@ func (ix *labelIndex) candidates(ki *kindIndex, base, listPrefix string, reqs []
 	return slices.Compact(out), true
 }
 
-// writtenObject is the object a write stores under key, when the stored
-// bytes are its own JSON (the condition of labelCache.written).
-type writtenObject struct {
-	key string
-	obj Object
-}
-
-type writtenObjectKey struct{}
-
-// withWrittenLabels passes c's object to the label index with the write:
+// writtenLabels are the labels c's object stores, when the stored bytes
+// are its own JSON (no conversion on the way to the storage version):
 // parsing the stored value costs more than the rest of the index's work on
 // a write, and the object's labels are what parsing would give.
-func withWrittenLabels(ctx context.Context, k *Kind, c change) context.Context {
+func writtenLabels(k *Kind, c *change) knownLabels {
 	if c.op != opCreate && c.op != opPut || str(c.obj["apiVersion"]) != k.APIVersion(k.StorageVersion()) {
-		return ctx
+		return knownLabels{}
 	}
-	return context.WithValue(ctx, writtenObjectKey{}, writtenObject{key: c.key, obj: c.obj})
+	lm, _ := mapOf(c.obj["metadata"])["labels"].(map[string]any)
+	return knownLabels{set: newCompactLabels(lm, str), ok: true}
 }
 
-// labelsOf returns the labels of value, written under key.
-func labelsOf(ctx context.Context, key string, value []byte) (compactLabels, bool) {
-	if wo, ok := ctx.Value(writtenObjectKey{}).(writtenObject); ok && wo.key == key {
-		lm, _ := mapOf(wo.obj["metadata"])["labels"].(map[string]any)
-		return newCompactLabels(lm, str), true
+// labelsOf returns the labels of value: kl's when known.
+func labelsOf(value []byte, kl knownLabels) (compactLabels, bool) {
+	if kl.ok {
+		return kl.set, true
 	}
 	sl := parseLabels(value)
 	cl, _ := sl.set.(compactLabels)
@@ -550,39 +562,79 @@ func labelsOf(ctx context.Context, key string, value []byte) (compactLabels, boo
 }
 
 // indexedStore is the registry's store: every write goes through the
-// label index on its way (begin before the store, end after).
+// label index on its way (begin before the store, end after), leaves its
+// labels in the label cache, and, for a namespace, its state in the
+// registry's (namespaceStates).
 type indexedStore struct {
 	storage.Store
-	index  *labelIndex
-	labels *labelCache // given the labels a tracked write parsed or took
+	index      *labelIndex
+	labels     *labelCache // given the labels a write parsed or took
+	namespaces *namespaceStates
 }
 
-// written ends w, keeping the labels the index took for the value in the
-// label cache too (one copy for both).
-func (s *indexedStore) written(w *indexWrite, rev int64, err error) {
+// written ends w, keeping the labels the index took (or the writer gave)
+// for the value in the label cache too (one copy for both).
+func (s *indexedStore) written(w *indexWrite, key string, value []byte, kl knownLabels, rev int64, err error) {
 	s.index.end(w, rev, err == nil)
-	if err == nil && w != nil && w.tracked && w.value != nil {
-		s.labels.put(labelKey{key: w.key, revision: rev}, storedLabels{set: w.labels, ok: true})
+	if err != nil || value == nil {
+		return
+	}
+	switch {
+	case kl.ok:
+		s.labels.put(labelKey{key: key, revision: rev}, storedLabels{set: kl.set, ok: true})
+	case w != nil && w.tracked:
+		s.labels.put(labelKey{key: key, revision: rev}, storedLabels{set: w.labels, ok: true})
 	}
 }
 
 func (s *indexedStore) Create(ctx context.Context, key string, value []byte) (int64, error) {
-	w := s.index.begin(ctx, key, value)
-	rev, err := s.Store.Create(ctx, key, value)
-	s.written(w, rev, err)
-	return rev, err
+	return s.create(ctx, key, value, knownLabels{})
 }
 
 func (s *indexedStore) Update(ctx context.Context, key string, value []byte, expectModRevision int64) (int64, error) {
-	w := s.index.begin(ctx, key, value)
-	rev, err := s.Store.Update(ctx, key, value, expectModRevision)
-	s.written(w, rev, err)
-	return rev, err
+	return s.update(ctx, key, value, expectModRevision, knownLabels{})
 }
 
 func (s *indexedStore) Delete(ctx context.Context, key string, expectModRevision int64) (storage.KeyValue, int64, error) {
-	w := s.index.begin(ctx, key, nil)
+	name, isNamespace := s.namespaces.writing(key)
+	if isNamespace {
+		defer s.namespaces.done()
+	}
+	w := s.index.begin(key, nil, knownLabels{})
 	kv, rev, err := s.Store.Delete(ctx, key, expectModRevision)
 	s.index.end(w, rev, err == nil)
+	if isNamespace {
+		s.namespaces.written(name, nil, err == nil)
+	}
 	return kv, rev, err
+}
+
+// create is Create with the value's labels when the writer knows them.
+func (s *indexedStore) create(ctx context.Context, key string, value []byte, kl knownLabels) (int64, error) {
+	name, isNamespace := s.namespaces.writing(key)
+	if isNamespace {
+		defer s.namespaces.done()
+	}
+	w := s.index.begin(key, value, kl)
+	rev, err := s.Store.Create(ctx, key, value)
+	s.written(w, key, value, kl, rev, err)
+	if isNamespace {
+		s.namespaces.written(name, value, err == nil)
+	}
+	return rev, err
+}
+
+// update is Update with the value's labels when the writer knows them.
+func (s *indexedStore) update(ctx context.Context, key string, value []byte, expectModRevision int64, kl knownLabels) (int64, error) {
+	name, isNamespace := s.namespaces.writing(key)
+	if isNamespace {
+		defer s.namespaces.done()
+	}
+	w := s.index.begin(key, value, kl)
+	rev, err := s.Store.Update(ctx, key, value, expectModRevision)
+	s.written(w, key, value, kl, rev, err)
+	if isNamespace {
+		s.namespaces.written(name, value, err == nil)
+	}
+	return rev, err
 }

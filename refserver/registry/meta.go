@@ -11,11 +11,19 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// Paths of validateMeta's errors, built once (a field.Path never changes):
+// every write validates its metadata.
+var (
+	metadataPath    = field.NewPath("metadata")
+	labelsPath      = metadataPath.Child("labels")
+	annotationsPath = metadataPath.Child("annotations")
+)
+
 // validateMeta checks the metadata every kind shares.
 func validateMeta(k *Kind, obj, old Object) field.ErrorList {
 	var errs field.ErrorList
 	m := meta(obj)
-	mp := field.NewPath("metadata")
+	mp := metadataPath
 	name := str(m["name"])
 	if name == "" {
 		if old == nil && str(m["generateName"]) == "" {
@@ -38,12 +46,12 @@ func validateMeta(k *Kind, obj, old Object) field.ErrorList {
 		}
 	}
 	if lm, ok := m["labels"].(map[string]any); ok {
-		ls, serrs := stringMap(lm, mp.Child("labels"))
-		errs = append(append(errs, serrs...), metavalidation.ValidateLabels(ls, mp.Child("labels"))...)
+		ls, serrs := stringMap(lm, labelsPath)
+		errs = append(append(errs, serrs...), metavalidation.ValidateLabels(ls, labelsPath)...)
 	}
 	if am, ok := m["annotations"].(map[string]any); ok {
-		as, serrs := stringMap(am, mp.Child("annotations"))
-		errs = append(append(errs, serrs...), validation.ValidateAnnotations(as, mp.Child("annotations"))...)
+		as, serrs := stringMap(am, annotationsPath)
+		errs = append(append(errs, serrs...), validation.ValidateAnnotations(as, annotationsPath)...)
 	}
 	for i, f := range sliceOf(m["finalizers"]) {
 		s, _ := f.(string)
@@ -87,7 +95,7 @@ func newFinalizers(cur, old any) []string {
 // values that are not strings.
 func stringMap(in map[string]any, p *field.Path) (map[string]string, field.ErrorList) {
 	var errs field.ErrorList
-	out := map[string]string{}
+	out := make(map[string]string, len(in))
 	for key, v := range in {
 		s, ok := v.(string)
 		if !ok {

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/fields"
@@ -48,5 +50,19 @@ func TestSelectorMatchesAsSets(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// formatUID writes what fmt's %x of the UUID's groups writes.
+func TestFormatUID(t *testing.T) {
+	for _, b := range [][16]byte{{}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+		{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe}} {
+		want := fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+		if got := formatUID(b); got != want {
+			t.Errorf("formatUID %s, want %s", got, want)
+		}
+	}
+	if u := newUID(); len(u) != 36 || u[14] != '4' || !strings.ContainsAny(u[19:20], "89ab") {
+		t.Errorf("newUID %s is not a version 4 UUID", u)
 	}
 }

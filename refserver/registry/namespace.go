@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -109,3 +111,87 @@ func (r *Registry) startNamespaceCleanup(nsKind *Kind, ns string) {
 		}
 	})
 }
+
+// namespaceStates is what a create in a namespace needs to know of it,
+// whether it exists and whether it is terminating, kept from the namespace
+// writes themselves, so that a create reads no stored namespace (a store
+// read waits behind every writer holding the store's lock).
+//
+// It is exact, as reading the store is: the registry is its store's only
+// writer and sees every namespace write (indexedStore); those writes are
+// serialized (writeMu), and while one is in flight its namespace has no
+// state here, so a create reads the store as before; once it has ended the
+// state is the stored one. A namespace without a state (not seen since the
+// start, or not existing) is read from the store; what is read is kept
+// unless a namespace write began or ended meanwhile (gen). Only existing
+// namespaces are held.
+type namespaceStates struct {
+	prefix  string     // the namespaces' key prefix
+	writeMu sync.Mutex // held across one namespace write
+	mu      sync.RWMutex
+	states  map[string]bool // name → terminating
+	gen     uint64          // counts namespace writes begun and ended
+}
+
+func newNamespaceStates() *namespaceStates {
+	return &namespaceStates{prefix: "/registry/core/namespaces/", states: map[string]bool{}}
+}
+
+// lookup returns ns's state when held, and the generation to learn with.
+func (n *namespaceStates) lookup(ns string) (terminating, known bool, gen uint64) {
+	if n == nil {
+		return false, false, 0
+	}
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	terminating, known = n.states[ns]
+	return terminating, known, n.gen
+}
+
+// learn keeps a state read from the store after lookup returned gen,
+// unless a namespace write has begun or ended since.
+func (n *namespaceStates) learn(ns string, terminating bool, gen uint64) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.gen == gen {
+		n.states[ns] = terminating
+	}
+}
+
+// writing begins a write of key: for a namespace's key it waits for the
+// namespace write in flight, forgets the namespace's state and returns its
+// name; done must follow.
+func (n *namespaceStates) writing(key string) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	name, ok := strings.CutPrefix(key, n.prefix)
+	if !ok || name == "" || strings.Contains(name, "/") {
+		return "", false
+	}
+	n.writeMu.Lock()
+	n.mu.Lock()
+	delete(n.states, name)
+	n.gen++
+	n.mu.Unlock()
+	return name, true
+}
+
+// written records the outcome of the write of namespace name: its stored
+// value (nil for a delete) when stored.
+func (n *namespaceStates) written(name string, value []byte, stored bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.gen++
+	if stored && value != nil {
+		n.states[name] = terminatingNamespace(value)
+	} else {
+		delete(n.states, name)
+	}
+}
+
+// done ends the namespace write begun by writing.
+func (n *namespaceStates) done() { n.writeMu.Unlock() }

@@ -88,6 +88,45 @@ func withoutManagedFields(obj Object) any {
 	return c
 }
 
+// sameWithoutManagedFields is sameJSON(withoutManagedFields(a),
+// withoutManagedFields(b)) without the copies: every write compares the
+// object it is about to store with the stored one.
+func sameWithoutManagedFields(a, b Object) bool {
+	if !plainJSON(map[string]any(a)) || !plainJSON(map[string]any(b)) {
+		return sameJSON(withoutManagedFields(a), withoutManagedFields(b))
+	}
+	// The copies hold every member but metadata as it is, and metadata as
+	// a map (empty when missing or not a map) without managedFields.
+	am, _ := a["metadata"].(map[string]any)
+	bm, _ := b["metadata"].(map[string]any)
+	return equalPlainExcept(a, b, "metadata") && equalPlainExcept(am, bm, "managedFields")
+}
+
+// equalPlainExcept is equalPlain of two maps without their member skip,
+// a nil map reading as an empty one.
+func equalPlainExcept(x, y map[string]any, skip string) bool {
+	nx, ny := len(x), len(y)
+	if _, ok := x[skip]; ok {
+		nx--
+	}
+	if _, ok := y[skip]; ok {
+		ny--
+	}
+	if nx != ny {
+		return false
+	}
+	for k, e := range x {
+		if k == skip {
+			continue
+		}
+		f, ok := y[k]
+		if !ok || !equalPlain(e, f) {
+			return false
+		}
+	}
+	return true
+}
+
 // normalize round-trips through JSON so number types compare equal.
 func normalize(v any) any {
 	b, _ := json.Marshal(v)
@@ -230,5 +269,21 @@ func newUID() string {
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	return formatUID(b)
+}
+
+// formatUID writes b as 8-4-4-4-12 lower-case hex digits (one allocation,
+// where fmt took six).
+func formatUID(b [16]byte) string {
+	var out [36]byte
+	at := 0
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out[at] = '-'
+			at++
+		}
+		out[at], out[at+1] = jsonHex[c>>4], jsonHex[c&0xf]
+		at += 2
+	}
+	return string(out[:])
 }

@@ -128,3 +128,21 @@ func (r *Registry) WrittenJSON(ctx context.Context, k *Kind, version string, obj
 	r.written.put(key, b)
 	return b, nil
 }
+
+// answer gives o.Answer, when asked for, the get answer of c's object as
+// stored at rev: what WrittenJSON would give, from the bytes commit stored
+// instead of a store read, and kept as it keeps it.
+func (r *Registry) answer(k *Kind, version string, c *change, rev int64, o WriteOptions) {
+	if o.Answer == nil || c.stored == nil || rev <= 0 || version != k.StorageVersion() {
+		return
+	}
+	b, ok := spliceStored(c.stored, rev, k.APIVersion(version), k.Kind, formObject)
+	if !ok {
+		var err error
+		if b, err = MarshalObject(c.obj); err != nil {
+			return // WrittenJSON answers (its error) instead
+		}
+	}
+	r.written.put(itemKey{kind: k, version: version, key: c.key, revision: rev, form: formObjectName}, b)
+	*o.Answer = b
+}

@@ -99,8 +99,9 @@ func TestLabelCacheBounded(t *testing.T) {
 	}
 }
 
-// The labels kept at a write are those parsing the stored bytes gives.
-func TestLabelCacheWrittenMatchesStored(t *testing.T) {
+// The labels a write gives the label index and cache are those parsing
+// the stored bytes gives.
+func TestWrittenLabelsMatchStored(t *testing.T) {
 	k := configMapKind()
 	for i, o := range []string{
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"i":"1","j":"x"}}}`,
@@ -116,12 +117,11 @@ func TestLabelCacheWrittenMatchesStored(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := newLabelCache()
-		c.written(k, "k", int64(i+1), obj)
-		got := c.items[labelKey{key: "k", revision: int64(i + 1)}]
+		kl := writtenLabels(k, &change{op: opCreate, key: "k", obj: obj})
+		got := storedLabels{set: kl.set, ok: kl.ok}
 		want := parseLabels(val)
 		if want.ok && (!got.ok || !reflect.DeepEqual(got.set, want.set)) {
-			t.Errorf("%s: kept %+v, stored bytes give %+v", o, got, want)
+			t.Errorf("%s %d: kept %+v, stored bytes give %+v", o, i, got, want)
 		}
 	}
 }

@@ -37,6 +37,9 @@ type Registry struct {
 	written *answerRing
 	labels  *labelCache // stored objects' labels, read once per revision (labelcache.go)
 	index   *labelIndex // label key=value → keys, fed by every write to store (labelindex.go)
+	// namespaces holds the state of namespaces, fed by every write to store
+	// (namespace.go); nil without a store.
+	namespaces *namespaceStates
 
 	mu    sync.RWMutex
 	kinds map[string]*Kind // key: group/resource
@@ -52,7 +55,8 @@ func New(cfg Config) *Registry {
 		events: newEventCache(), items: newItemCache(itemCacheBudget), written: newAnswerRing(writtenBudget), labels: newLabelCache()}
 	if cfg.Store != nil {
 		r.index = newLabelIndex()
-		r.store = &indexedStore{Store: cfg.Store, index: r.index, labels: r.labels}
+		r.namespaces = newNamespaceStates()
+		r.store = &indexedStore{Store: cfg.Store, index: r.index, labels: r.labels, namespaces: r.namespaces}
 	}
 	if r.clock == nil {
 		r.clock = time.Now

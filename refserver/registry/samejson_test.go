@@ -48,6 +48,8 @@ func FuzzSameJSON(f *testing.F) {
 	f.Add([]byte(`{"a":1,"b":[1.5,"x",null]}`), []byte(`{"b":[1.5,"x",null],"a":1.0}`))
 	f.Add([]byte(`[9007199254740993]`), []byte(`[9007199254740992]`))
 	f.Add([]byte(`{"m":{}}`), []byte(`{"m":null}`))
+	f.Add([]byte(`{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}`), []byte(`{"metadata":{"name":"a"}}`))
+	f.Add([]byte(`{"metadata":null,"a":1}`), []byte(`{"a":1.0}`))
 	f.Fuzz(func(t *testing.T, x, y []byte) {
 		var vals []any
 		for _, data := range [][]byte{x, y} {
@@ -63,7 +65,51 @@ func FuzzSameJSON(f *testing.F) {
 				if got := sameJSON(a, b); got != want {
 					t.Fatalf("%s vs %s: sameJSON %v, normalized equality %v", x, y, got, want)
 				}
+				if ao, ok := a.(map[string]any); ok {
+					if bo, ok := b.(map[string]any); ok {
+						want := sameJSON(withoutManagedFields(ao), withoutManagedFields(bo))
+						if got := sameWithoutManagedFields(ao, bo); got != want {
+							t.Fatalf("%s vs %s: sameWithoutManagedFields %v, sameJSON of the copies %v", x, y, got, want)
+						}
+					}
+				}
 			}
 		}
 	})
+}
+
+// sameWithoutManagedFields must agree with sameJSON of the copies
+// withoutManagedFields makes, its definition.
+func TestSameWithoutManagedFields(t *testing.T) {
+	mf := []any{map[string]any{"manager": "a"}}
+	for _, tt := range []struct {
+		name string
+		a, b Object
+	}{
+		{"equal", Object{"metadata": map[string]any{"name": "x"}, "data": map[string]any{"k": "v"}}, Object{"data": map[string]any{"k": "v"}, "metadata": map[string]any{"name": "x"}}},
+		{"managedFields differ", Object{"metadata": map[string]any{"name": "x", "managedFields": mf}}, Object{"metadata": map[string]any{"name": "x"}}},
+		{"managedFields only", Object{"metadata": map[string]any{"managedFields": mf}}, Object{}},
+		{"metadata differs", Object{"metadata": map[string]any{"name": "x"}}, Object{"metadata": map[string]any{"name": "y"}}},
+		{"metadata missing and empty", Object{}, Object{"metadata": map[string]any{}}},
+		{"metadata nil and empty", Object{"metadata": nil}, Object{"metadata": map[string]any{}}},
+		{"metadata not a map", Object{"metadata": "x"}, Object{"metadata": map[string]any{}}},
+		{"metadata nil map", Object{"metadata": map[string]any(nil)}, Object{}},
+		{"extra member", Object{"metadata": map[string]any{}, "a": 1}, Object{"metadata": map[string]any{}}},
+		{"extra null member", Object{"a": nil}, Object{}},
+		{"numbers", Object{"spec": map[string]any{"n": int64(2)}}, Object{"spec": map[string]any{"n": 2.0}}},
+		{"other value in metadata", Object{"metadata": map[string]any{"t": struct{}{}}}, Object{"metadata": map[string]any{"t": map[string]any{}}}},
+		{"other value in managedFields", Object{"metadata": map[string]any{"managedFields": make(chan int)}}, Object{}},
+		{"nil objects", nil, Object{}},
+		{"same key count, other keys", Object{"metadata": map[string]any{"managedFields": mf, "a": "1"}}, Object{"metadata": map[string]any{"b": "1", "a": "1"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := sameJSON(withoutManagedFields(tt.a), withoutManagedFields(tt.b))
+			if got := sameWithoutManagedFields(tt.a, tt.b); got != want {
+				t.Errorf("a~b: %v, want %v", got, want)
+			}
+			if got := sameWithoutManagedFields(tt.b, tt.a); got != want {
+				t.Errorf("b~a: %v, want %v", got, want)
+			}
+		})
+	}
 }

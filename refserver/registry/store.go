@@ -52,14 +52,15 @@ type change struct {
 	modRev int64  // opPut, opRemove: the revision the change was computed from
 	obj    Object // opCreate, opPut: the object to store, in the request version
 	old    Object // the object before the change (nil on create)
+	stored []byte // set by commit: the value stored for obj (nil when none was)
 }
 
 // commit performs c, the one place where dry-run is decided: a dry run
 // stops before the store, answering what the store would refuse (a create
 // of an existing name). A stored create or put sets the object's
-// resourceVersion, and the kind's AfterWrite hook runs. It returns the
-// revision of the write (0 when nothing was stored).
-func (r *Registry) commit(ctx context.Context, k *Kind, c change, dryRun bool) (int64, error) {
+// resourceVersion and c.stored, and the kind's AfterWrite hook runs. It
+// returns the revision of the write (0 when nothing was stored).
+func (r *Registry) commit(ctx context.Context, k *Kind, c *change, dryRun bool) (int64, error) {
 	if c.op == opNone {
 		return 0, nil
 	}
@@ -73,17 +74,26 @@ func (r *Registry) commit(ctx context.Context, k *Kind, c change, dryRun bool) (
 	}
 	var rev int64
 	var err error
-	ctx = withWrittenLabels(ctx, k, c) // the label index's, without parsing the value
 	switch c.op {
 	case opCreate, opPut:
 		val, eerr := encode(k, c.obj)
 		if eerr != nil {
 			return 0, apierrors.NewInternalError(eerr)
 		}
-		if c.op == opCreate {
+		is, indexed := r.store.(*indexedStore)
+		switch {
+		case indexed && c.op == opCreate:
+			// The object's labels go to the label index and cache as they are.
+			rev, err = is.create(ctx, c.key, val, writtenLabels(k, c))
+		case indexed:
+			rev, err = is.update(ctx, c.key, val, c.modRev, writtenLabels(k, c))
+		case c.op == opCreate:
 			rev, err = r.store.Create(ctx, c.key, val)
-		} else {
+		default:
 			rev, err = r.store.Update(ctx, c.key, val, c.modRev)
+		}
+		if err == nil {
+			c.stored = val
 		}
 	case opRemove:
 		_, rev, err = r.store.Delete(ctx, c.key, c.modRev)
@@ -98,7 +108,6 @@ func (r *Registry) commit(ctx context.Context, k *Kind, c change, dryRun bool) (
 		return rev, nil
 	}
 	meta(c.obj)["resourceVersion"] = formatRev(rev)
-	r.labels.written(k, c.key, rev, c.obj)
 	if k.AfterWrite != nil {
 		k.AfterWrite(c.obj, c.old)
 	}

@@ -42,7 +42,7 @@ func (r *Registry) guaranteedUpdate(ctx context.Context, k *Kind, version, ns, n
 			return change{}, 0, err
 		}
 		c := change{op: o, key: key, modRev: kv.ModRevision, obj: obj, old: cur}
-		rev, err := r.commit(ctx, k, c, dryRun)
+		rev, err := r.commit(ctx, k, &c, dryRun)
 		if errors.Is(err, storage.ErrConflict) && attempt < maxConflictRetries {
 			continue
 		}

@@ -77,6 +77,40 @@ func TestReadModifyWrite(t *testing.T) {
 			}
 			return err
 		}, "", "b"},
+		{"lost race, UpdateFrom: retried with a new object", func(r *Registry, k *Kind, _, _ string) error {
+			var given []Object
+			_, err := r.UpdateFrom(ctx, k, "v1", "default", "cm", func() (Object, error) {
+				if len(given) == 0 {
+					if _, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, setData("other")); err != nil {
+						return nil, err
+					}
+				}
+				given = append(given, Object{"metadata": map[string]any{"name": "cm"}, "data": map[string]any{"k": "b"}})
+				return given[len(given)-1], nil
+			}, WriteOptions{})
+			if len(given) != 2 {
+				t.Errorf("next ran %d times, want 2", len(given))
+			}
+			return err
+		}, "", "b"},
+		{"lost race, MutateReading: retried", func(r *Registry, k *Kind, _, _ string) error {
+			calls := 0
+			_, err := r.MutateReading(ctx, k, "v1", "default", "cm", WriteOptions{}, func(cur Object) (Object, error) {
+				if calls++; calls == 1 {
+					if _, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, setData("other")); err != nil {
+						return nil, err
+					}
+				}
+				if mapOf(cur["data"])["k"] != map[int]string{1: "a", 2: "other"}[calls] {
+					t.Errorf("call %d read %v", calls, cur["data"])
+				}
+				return Object{"metadata": map[string]any{"name": "cm"}, "data": map[string]any{"k": "b"}}, nil
+			})
+			if calls != 2 {
+				t.Errorf("fn ran %d times, want 2", calls)
+			}
+			return err
+		}, "", "b"},
 		{"lost race, pinned resourceVersion: conflict", func(r *Registry, k *Kind, rv, _ string) error {
 			calls := 0
 			_, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, func(cur Object) (Object, error) {

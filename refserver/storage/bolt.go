@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -59,50 +60,74 @@ var (
 // bucket "heads") is checked whole before OpenBolt returns, then brought
 // up to date in one transaction, and Options.Logf says so.
 func OpenBolt(path string, opts Options) (*MVCCStore, error) {
+	s, begin, err := OpenBoltDeferred(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	begin()
+	return s, nil
+}
+
+// OpenBoltDeferred is OpenBolt, except that the work a load from bucket
+// "heads" leaves for after it returns waits until begin is called: the
+// rest of the check, and garbage collection, which the load pauses (a
+// collection right after it would mark the whole loaded heap). A server
+// calls begin once it serves, so that neither competes with its start-up
+// for the CPU. The first write, WaitChecked and Close call it too, so the
+// check cannot be left waiting; begin may be called more than once.
+func OpenBoltDeferred(path string, opts Options) (_ *MVCCStore, begin func(), err error) {
 	s := newStore(opts)
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, fmt.Errorf("storage: %w", err)
+		return nil, nil, fmt.Errorf("storage: %w", err)
 	case info.Size() == 0 && !opts.AllowEmptyFile:
-		return nil, fmt.Errorf("storage: %s: %w", path, ErrEmptyFile)
+		return nil, nil, fmt.Errorf("storage: %s: %w", path, ErrEmptyFile)
 	case info.Size() > 0:
 		// Writes wait for the check, so a file they could not write must
 		// fail now, not after the store is serving.
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
-			return nil, fmt.Errorf("storage: %w", err)
+			return nil, nil, fmt.Errorf("storage: %w", err)
 		}
 		f.Close()
+		resumeGC := pauseGC()
 		db, err := s.loadChecked(path, info.Size())
+		if err != nil || db == nil {
+			resumeGC()
+		}
 		if err != nil {
-			return nil, refused(path, err)
+			return nil, nil, refused(path, err)
 		}
 		if db != nil { // loaded from bucket "heads": check the rest in the background
-			p := &boltPersister{path: path, db: db, checked: make(chan struct{})}
+			p := &boltPersister{path: path, db: db, checked: make(chan struct{}), begun: make(chan struct{})}
+			p.begin = sync.OnceFunc(func() {
+				close(p.begun)
+				resumeGC()
+			})
 			s.persist = p
 			s.bg.Add(1)
 			go s.checkInBackground(p)
 			s.startSweep()
-			return s, nil
+			return s, p.begin, nil
 		}
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
-		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+		return nil, nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
 	if err := s.prepareFile(db); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("storage: %s: %w", path, err)
+		return nil, nil, fmt.Errorf("storage: %s: %w", path, err)
 	}
-	s.persist = &boltPersister{path: path, db: db, checked: closedChan}
+	s.persist = &boltPersister{path: path, db: db, checked: closedChan, begin: func() {}}
 	if err := s.ApplyRetention(); err != nil {
 		_ = s.Close()
-		return nil, fmt.Errorf("storage: compact %s: %w", path, err)
+		return nil, nil, fmt.Errorf("storage: compact %s: %w", path, err)
 	}
 	s.startSweep()
-	return s, nil
+	return s, func() {}, nil
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -121,7 +146,6 @@ func refused(path string, err error) error {
 // caught and reported as damage instead of crashing the process.
 func (s *MVCCStore) loadChecked(path string, size int64) (_ *bolt.DB, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer pauseGC()()
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("%w: reading it failed: %v", ErrDamaged, v)
@@ -147,6 +171,7 @@ func (s *MVCCStore) loadChecked(path string, size int64) (_ *bolt.DB, err error)
 	if db, err = openReadOnly(path, true); err != nil {
 		return nil, err
 	}
+	prefaultFile(db.Info().Data, size)
 	fromHeads := false
 	err = db.View(func(tx *bolt.Tx) error {
 		fromHeads = tx.Bucket(bucketHeads) != nil
@@ -172,7 +197,7 @@ func (s *MVCCStore) loadChecked(path string, size int64) (_ *bolt.DB, err error)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrDamaged, err)
 		}
-		s.migrate = sc.legacy > 0 || len(sc.recs) > 0 || sc.current > 0
+		s.migrate = sc.legacy > 0 || sc.records() > 0 || sc.current > 0
 		return nil
 	})
 	if err != nil || !fromHeads {
@@ -211,6 +236,10 @@ func firstError(checked <-chan error) error {
 // proceed; otherwise they fail, and the file is never opened read-write.
 func (s *MVCCStore) checkInBackground(p *boltPersister) {
 	defer s.bg.Done()
+	select {
+	case <-p.begun:
+	case <-s.stop: // p.check returns at once
+	}
 	if beforeCheck != nil {
 		beforeCheck(s.stop)
 	}
@@ -260,12 +289,15 @@ func (p *boltPersister) compareHeads(stop <-chan struct{}) (err error) {
 		rk, rv := revs.First()
 		hk, hv := heads.First()
 		for n := 0; rk != nil || hk != nil; n++ {
-			if n%1024 == 0 {
+			if n%256 == 0 {
 				select {
 				case <-stop:
 					return errStopped
 				default:
 				}
+				// Requests first: the check runs for a second or so for
+				// 100,000 objects, from the moment the server is ready.
+				runtime.Gosched()
 			}
 			switch c := bytes.Compare(rk, hk); {
 			case hk == nil || rk != nil && c < 0:
@@ -399,10 +431,13 @@ type boltPersister struct {
 	db      *bolt.DB
 	checked chan struct{} // closed once the check has ended
 	err     error         // set before checked is closed: why no write may proceed
+	begun   chan struct{} // closed by begin: the check may start
+	begin   func()        // OpenBoltDeferred's begin
 }
 
 // writable waits for the check and returns its verdict.
 func (p *boltPersister) writable(ctx context.Context) error {
+	p.begin()
 	select {
 	case <-p.checked: // a verdict known wins over an ended ctx
 		return p.err
@@ -499,6 +534,7 @@ func (p *boltPersister) read(fn func(get valueGetter) error) error {
 
 // close closes the file; the store has waited for its background work.
 func (p *boltPersister) close() error {
+	p.begin()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.db == nil {

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -259,11 +261,131 @@ func TestSortByKey(t *testing.T) {
 			}
 			want := slices.Clone(recs)
 			slices.SortStableFunc(want, func(a, b loadedRecord) int { return bytes.Compare(a.key, b.key) })
-			for j, o := range sortByKey(recs) {
+			order := make([]keyOrder, len(recs))
+			sortByKey(order, recs, 0)
+			for j, o := range order {
 				if got := recs[o.i]; string(got.key) != string(want[j].key) || got.rev != want[j].rev {
 					t.Fatalf("position %d: %q at %d, want %q at %d", j, got.key, got.rev, want[j].key, want[j].rev)
 				}
 			}
 		})
+	}
+}
+
+// TestJoinTreaps: the load builds a treap for each of two ranges of keys
+// and joins them; the result is a treap of every key in order, with the
+// live counts of its subtrees, wherever the cut falls.
+func TestJoinTreaps(t *testing.T) {
+	const n = 300
+	for _, cut := range []int{0, 1, n / 3, n / 2, n - 1, n} {
+		nodes := make([]treapNode, n)
+		for i := range nodes {
+			nodes[i].key = fmt.Sprintf("k%04d", i)
+			nodes[i].versions = []version{{modRev: int64(i + 1), deleted: i%4 == 0}}
+		}
+		root := joinTreaps(buildTreap(nodes[:cut]), buildTreap(nodes[cut:]))
+		var keys []string
+		var walk func(nd *treapNode) int
+		walk = func(nd *treapNode) int {
+			if nd == nil {
+				return 0
+			}
+			for _, c := range []*treapNode{nd.left, nd.right} {
+				if c != nil && c.prio > nd.prio {
+					t.Fatalf("cut %d: child %q has a higher priority than %q", cut, c.key, nd.key)
+				}
+			}
+			live := walk(nd.left)
+			keys = append(keys, nd.key)
+			live += selfLive(nd) + walk(nd.right)
+			if nd.live != live {
+				t.Fatalf("cut %d: %q counts %d live, want %d", cut, nd.key, nd.live, live)
+			}
+			return live
+		}
+		if live := walk(root); live != n-(n+3)/4 {
+			t.Errorf("cut %d: %d live keys, want %d", cut, live, n-(n+3)/4)
+		}
+		if !slices.IsSorted(keys) || len(keys) != n {
+			t.Errorf("cut %d: %d keys, in order %v", cut, len(keys), slices.IsSorted(keys))
+		}
+	}
+}
+
+// TestLoadReportsFirstError: the load reads the records in two halves at
+// once, and reports the problem a reading in revision order meets first.
+func TestLoadReportsFirstError(t *testing.T) {
+	tests := []struct {
+		name    string
+		missing int64   // a revision without record or header (0: none); the halves are 1–5 and 6–10 (7–10 without 6)
+		damaged []int64 // revisions whose header in bucket heads fails its checksum
+		want    string
+	}{
+		{"gap in the first half, damage in the second", 3, []int64{8}, "revision 4: history gap: expected revision 3"},
+		{"gap where the second half starts, damage after it", 6, []int64{9}, "revision 7: history gap: expected revision 6"},
+		{"damage where the second half starts", 0, []int64{6}, "revision 6: "},
+		{"damage in both halves", 0, []int64{8, 2}, "revision 2: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "store.db")
+			db, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.Update(func(tx *bolt.Tx) error {
+				revs, _ := tx.CreateBucket(bucketRevisions)
+				heads, _ := tx.CreateBucket(bucketHeads)
+				meta, _ := tx.CreateBucket(bucketMeta)
+				for rev := int64(1); rev <= 10; rev++ {
+					if rev == tt.missing {
+						continue
+					}
+					e := logEntry{ev: Event{Type: EventPut, Key: fmt.Sprintf("k%d", rev), Value: []byte("v"), Revision: rev}, createRev: rev}
+					rec, head := encodeWrite(&e)
+					if slices.Contains(tt.damaged, rev) {
+						head = bytes.Clone(head)
+						head[len(head)-1] ^= 1
+					}
+					if err := revs.Put(revKey(rev), rec); err != nil {
+						return err
+					}
+					if err := heads.Put(revKey(rev), head); err != nil {
+						return err
+					}
+				}
+				return meta.Put(metaCurrent, revKey(10))
+			})
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := OpenBolt(path, Options{HistoryWindow: -1})
+			if err == nil {
+				s.Close()
+				t.Fatal("opened without error")
+			}
+			if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q, want ErrDamaged with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestAlignedSlab: a slab of half a large page or more starts on a large
+// page, holds n zero elements, and its capacity ends on a large page.
+func TestAlignedSlab(t *testing.T) {
+	for _, n := range []int{1, 1000, hugePage / 32, hugePage / 16, hugePage/16 + 1, 3 * hugePage / 16} {
+		s := alignedSlab[keyOrder](n)
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+		aligned := start%hugePage == 0 && (uintptr(cap(s))*16)%hugePage == 0
+		if len(s) != n || cap(s) < n || aligned != (n >= hugePage/32) {
+			t.Errorf("n=%d: len %d cap %d at %#x", n, len(s), cap(s), start)
+		}
+		for _, o := range s[:cap(s)] {
+			if o != (keyOrder{}) {
+				t.Fatalf("n=%d: not zero", n)
+			}
+		}
 	}
 }

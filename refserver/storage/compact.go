@@ -78,13 +78,20 @@ func (s *MVCCStore) planCompactionLocked(target int64) compactionPlan {
 		return compactionPlan{}
 	}
 	plan := compactionPlan{target: target}
-	seen := make(map[*treapNode]struct{})
-	for _, e := range s.log[:target-s.compacted] {
+	dropped := s.log[:target-s.compacted]
+	var seen map[*treapNode]struct{}
+	if len(dropped) > 1 {
+		// A write usually drops one revision: no map for that.
+		seen = make(map[*treapNode]struct{}, len(dropped))
+	}
+	for _, e := range dropped {
 		n := s.index.get(e.ev.Key)
-		if _, dup := seen[n]; dup {
-			continue
+		if seen != nil {
+			if _, dup := seen[n]; dup {
+				continue
+			}
+			seen[n] = struct{}{}
 		}
-		seen[n] = struct{}{}
 		// i = number of versions at or below target; versions[i-1] is the
 		// state at target, kept when it is a value, dropped when a tombstone.
 		i := 0

@@ -11,6 +11,7 @@ func (s *MVCCStore) Create(ctx context.Context, key string, value []byte) (int64
 	if err := s.writable(ctx); err != nil {
 		return 0, err
 	}
+	value = cloneBytes(value) // before the lock: writers and readers wait on it
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -20,7 +21,7 @@ func (s *MVCCStore) Create(ctx context.Context, key string, value []byte) (int64
 		return 0, fmt.Errorf("create %q: %w", key, ErrKeyExists)
 	}
 	rev := s.rev + 1
-	ev := Event{Type: EventPut, Key: key, Value: cloneBytes(value), Revision: rev, IsCreate: true}
+	ev := Event{Type: EventPut, Key: key, Value: value, Revision: rev, IsCreate: true}
 	if err := s.commitLocked(ev, rev); err != nil {
 		return 0, err
 	}
@@ -33,6 +34,7 @@ func (s *MVCCStore) Update(ctx context.Context, key string, value []byte, expect
 	if err := s.writable(ctx); err != nil {
 		return 0, err
 	}
+	value = cloneBytes(value)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -43,7 +45,7 @@ func (s *MVCCStore) Update(ctx context.Context, key string, value []byte, expect
 		return 0, err
 	}
 	rev := s.rev + 1
-	ev := Event{Type: EventPut, Key: key, Value: cloneBytes(value), PrevValue: prev, Revision: rev}
+	ev := Event{Type: EventPut, Key: key, Value: value, PrevValue: prev, Revision: rev}
 	if err := s.commitLocked(ev, cur.createRev); err != nil {
 		return 0, err
 	}
