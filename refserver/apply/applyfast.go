@@ -117,12 +117,7 @@ func (m *Manager) fastApply(live, applied map[string]any, manager string, force 
 	if err != nil {
 		return nil, false
 	}
-	var liveTyped *typed.TypedValue
-	if create {
-		liveTyped, err = m.emptyTyped()
-	} else {
-		liveTyped, err = m.tc.ObjectToTyped(&unstructured.Unstructured{Object: live}, typed.AllowDuplicates)
-	}
+	liveTyped, err := m.typedLive(live, create)
 	if err != nil {
 		return nil, false
 	}

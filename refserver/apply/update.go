@@ -145,13 +145,7 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 		}
 	}
 
-	var liveTyped *typed.TypedValue
-	var err error
-	if create {
-		liveTyped, err = m.emptyTyped()
-	} else {
-		liveTyped, err = m.tc.ObjectToTyped(&unstructured.Unstructured{Object: live}, typed.AllowDuplicates)
-	}
+	liveTyped, err := m.typedLive(live, create)
 	if err != nil {
 		return nil, false
 	}
@@ -289,6 +283,15 @@ func addedFromEmpty(tv *typed.TypedValue) (*fieldpath.Set, error) {
 		}
 	})
 	return added.Difference(typeMetaSet), nil
+}
+
+// typedLive is live as a typed value (duplicates allowed, as the library
+// reads a stored object), or for a create the empty object's.
+func (m *Manager) typedLive(live map[string]any, create bool) (*typed.TypedValue, error) {
+	if create {
+		return m.emptyTyped()
+	}
+	return m.tc.ObjectToTyped(&unstructured.Unstructured{Object: live}, typed.AllowDuplicates)
 }
 
 // emptyTyped is the typed value of the object a create compares against,
