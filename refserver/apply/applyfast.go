@@ -270,7 +270,7 @@ func (m *Manager) updaterApply(liveTyped, patchTyped *typed.TypedValue, managed 
 	if last == nil {
 		last = own.Set()
 	}
-	if !last.Empty() {
+	if !last.Empty() && !touchesMetadata(last) {
 		others := make(fieldpath.ManagedFields, len(managed)-1)
 		for k, vs := range managed {
 			if k != key {
@@ -285,8 +285,23 @@ func (m *Manager) updaterApply(liveTyped, patchTyped *typed.TypedValue, managed 
 		if skip {
 			return merged, result, nil
 		}
+	} else if m.prunes != nil && !last.Empty() {
+		m.prunes(false) // pruning runs, unproven
 	}
 	return m.updater.Apply(liveTyped, patchTyped, version, managed, key, force)
+}
+
+// touchesMetadata reports whether set has metadata or a field under it.
+// A stored object's uid and creationTimestamp lie under metadata and no
+// manager owns them, so pruneChangesNothing would refuse such a set: the
+// updater is then not run a first time for nothing. (Deciding here only
+// chooses between a proof and the full call, never the answer.)
+func touchesMetadata(set *fieldpath.Set) bool {
+	if set.Members.Has(peMetadata) {
+		return true
+	}
+	_, ok := set.Children.Get(peMetadata)
+	return ok
 }
 
 // pruneChangesNothing reports whether merge.Updater's prune gives back the

@@ -237,18 +237,10 @@ func applyCases() []applyCase {
 }
 
 func TestApplyFastPathMatchesLibrary(t *testing.T) {
-	managers := map[string]*Manager{}
+	ms := managerSet{}
 	for _, c := range applyCases() {
 		t.Run(c.name, func(t *testing.T) {
-			kind := c.kind
-			if kind == "" {
-				kind = "ConfigMap"
-			}
-			m := managers[kind]
-			if m == nil {
-				m = managerFor(t, kind)
-				managers[kind] = m
-			}
+			m := ms.of(t, c.kind)
 			live := decode(t, c.live, c.ints)
 			for i, s := range c.steps {
 				got := differApply(t, m, live, decode(t, s.applied, c.ints), s.manager, s.force)

@@ -33,6 +33,19 @@ func managerFor(t testing.TB, kind string) *Manager {
 	return m
 }
 
+// managers builds each kind's Manager once per test (kind "" is ConfigMap).
+type managerSet map[string]*Manager
+
+func (ms managerSet) of(t testing.TB, kind string) *Manager {
+	if kind == "" {
+		kind = "ConfigMap"
+	}
+	if ms[kind] == nil {
+		ms[kind] = managerFor(t, kind)
+	}
+	return ms[kind]
+}
+
 // decode reads a case's object: nil for "", integers as int64 when ints
 // (plain, read in place) or float64 (as the registry holds them, copied).
 func decode(t testing.TB, s string, ints bool) map[string]any {
@@ -251,18 +264,10 @@ func updateCases() []updateCase {
 }
 
 func TestUpdateFastPathMatchesLibrary(t *testing.T) {
-	managers := map[string]*Manager{}
+	ms := managerSet{}
 	for _, c := range updateCases() {
 		t.Run(c.name, func(t *testing.T) {
-			kind := c.kind
-			if kind == "" {
-				kind = "ConfigMap"
-			}
-			m := managers[kind]
-			if m == nil {
-				m = managerFor(t, kind)
-				managers[kind] = m
-			}
+			m := ms.of(t, c.kind)
 			live, updated := decode(t, c.live, c.ints), decode(t, c.updated, c.ints)
 			if c.registry {
 				updated["metadata"].(map[string]any)["managedFields"] = live["metadata"].(map[string]any)["managedFields"]

@@ -24,7 +24,7 @@ type Config struct {
 // Registry serves every kind from one store. It knows no kind by itself:
 // the server registers them (BuiltinKinds; CRDs register the kinds they define).
 type Registry struct {
-	store  storage.Store
+	store  *indexedStore // cfg.Store, wrapped: every write goes through the label index and namespace states
 	clock  func() time.Time
 	wait   time.Duration
 	faults faults.Set
@@ -51,7 +51,7 @@ type Registry struct {
 
 // New builds a registry serving no kind yet.
 func New(cfg Config) *Registry {
-	r := &Registry{store: cfg.Store, clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, kinds: map[string]*Kind{},
+	r := &Registry{clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, kinds: map[string]*Kind{},
 		events: newEventCache(), items: newItemCache(itemCacheBudget), written: newAnswerRing(writtenBudget), labels: newLabelCache()}
 	if cfg.Store != nil {
 		r.index = newLabelIndex()
@@ -98,7 +98,12 @@ func (r *Registry) background(fn func(ctx context.Context)) {
 }
 
 // Store exposes the underlying store (for admin endpoints).
-func (r *Registry) Store() storage.Store { return r.store }
+func (r *Registry) Store() storage.Store {
+	if r.store == nil {
+		return nil // no store configured: a nil interface, not a nil *indexedStore
+	}
+	return r.store
+}
 
 // Register serves the kinds (replacing any with the same group/resource).
 func (r *Registry) Register(kinds ...*Kind) {

@@ -80,17 +80,11 @@ func (r *Registry) commit(ctx context.Context, k *Kind, c *change, dryRun bool) 
 		if eerr != nil {
 			return 0, apierrors.NewInternalError(eerr)
 		}
-		is, indexed := r.store.(*indexedStore)
-		switch {
-		case indexed && c.op == opCreate:
-			// The object's labels go to the label index and cache as they are.
-			rev, err = is.create(ctx, c.key, val, writtenLabels(k, c))
-		case indexed:
-			rev, err = is.update(ctx, c.key, val, c.modRev, writtenLabels(k, c))
-		case c.op == opCreate:
-			rev, err = r.store.Create(ctx, c.key, val)
-		default:
-			rev, err = r.store.Update(ctx, c.key, val, c.modRev)
+		// The object's labels go to the label index and cache as they are.
+		if c.op == opCreate {
+			rev, err = r.store.create(ctx, c.key, val, writtenLabels(k, c))
+		} else {
+			rev, err = r.store.update(ctx, c.key, val, c.modRev, writtenLabels(k, c))
 		}
 		if err == nil {
 			c.stored = val
