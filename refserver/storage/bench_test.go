@@ -252,3 +252,33 @@ func BenchmarkSortByKey50k(b *testing.B) {
 		sortByKey(order, recs, 0)
 	}
 }
+
+// BenchmarkListCandidates lists one namespace of 3,000 keys out of 30,000
+// restricted to the tenth of it a label index names, as a selector list
+// of one shard does: the cost is the candidates' lookups in the index.
+func BenchmarkListCandidates(b *testing.B) {
+	s := NewMemory(Options{})
+	b.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	key := func(ns, i int) string { return fmt.Sprintf("/registry/configmaps/bench-%02d/cm-%05d", ns, i) }
+	var candidates []string
+	for ns := range 10 {
+		for i := range 3000 {
+			if _, err := s.Create(ctx, key(ns, i), benchValue); err != nil {
+				b.Fatal(err)
+			}
+			if i%10 == 3 {
+				candidates = append(candidates, key(ns, i))
+			}
+		}
+	}
+	opts := ListOptions{Prefix: "/registry/configmaps/bench-04/",
+		Candidates: func(int64) ([]string, bool) { return candidates, true }}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := s.List(ctx, opts)
+		if err != nil || len(res.Items) != 300 {
+			b.Fatalf("%d items, %v", len(res.Items), err)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package storage
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"slices"
+)
 
 // version is one write to a key: a value, or a tombstone for a deletion.
 type version struct {
@@ -232,6 +235,32 @@ func (ix *keyIndex) ascend(start string, fn func(*treapNode) bool) {
 			stack = append(stack, c)
 		}
 	}
+}
+
+// visitKeys calls fn for the node of each of keys (sorted, no duplicates)
+// that the index holds, in key order, until fn returns false; it returns
+// false when fn did. The keys descend together: a subtree is entered only
+// with the keys that can be in it, so the path they share is walked once,
+// not once per key.
+func (ix *keyIndex) visitKeys(keys []string, fn func(*treapNode) bool) bool {
+	return visitKeysIn(ix.root, keys, fn)
+}
+
+func visitKeysIn(n *treapNode, keys []string, fn func(*treapNode) bool) bool {
+	for n != nil && len(keys) > 0 {
+		i, found := slices.BinarySearch(keys, n.key)
+		if !visitKeysIn(n.left, keys[:i], fn) {
+			return false
+		}
+		if found {
+			if !fn(n) {
+				return false
+			}
+			i++
+		}
+		n, keys = n.right, keys[i:] // the right subtree, without recursion
+	}
+	return true
 }
 
 // prefixEnd returns the smallest key greater than every key with the prefix,

@@ -134,18 +134,11 @@ func (s *MVCCStore) List(ctx context.Context, opts ListOptions) (ListResult, err
 			return err
 		}
 		i, _ := slices.BinarySearch(candidates, start)
-		for _, key := range candidates[i:] {
-			n := s.index.get(key)
-			if n == nil {
-				if bounded && key >= end {
-					break
-				}
-				continue
-			}
-			if !visit(n) {
-				break
-			}
+		j := len(candidates)
+		if bounded {
+			j, _ = slices.BinarySearch(candidates, end)
 		}
+		s.index.visitKeys(candidates[i:max(i, j)], visit)
 		return err
 	})
 	if err != nil {
