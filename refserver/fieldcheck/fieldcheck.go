@@ -223,6 +223,9 @@ func (d Decoder) DecodePatchedObject(pt PatchType, patch []byte, obj map[string]
 // unknown fields of an apply body when it builds the typed patch (see package
 // apply). Bad YAML and, under Strict, duplicates are 400s.
 func DecodeApply(body []byte, level Level) (map[string]any, []string, error) {
+	if obj, ok := decodeApplyJSON(body); ok {
+		return obj, nil, nil
+	}
 	// One strict pass answers a body without duplicates (most of them); the
 	// lenient passes below give the errors and warnings of the others.
 	if j, err := yaml.YAMLToJSONStrict(body); err == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,6 +89,36 @@ func FuzzTypeMeta(f *testing.F) {
 	})
 }
 
+// threePasses is DecodeApply as the library does it: a lenient probe, the
+// conversion to JSON and a strict check.
+func threePasses(body []byte, level Level) (map[string]any, []string, error) {
+	var probe map[string]any
+	if err := yaml.Unmarshal(body, &probe); err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	j, err := yaml.YAMLToJSON(body)
+	if err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	var warnings []string
+	if serr := yaml.UnmarshalStrict(body, &probe); serr != nil {
+		switch level {
+		case Strict:
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", serr))
+		case Warn:
+			warnings = splitIssue(trimYAMLPrefix(serr))
+		}
+	}
+	var obj map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &obj); err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	return obj, warnings, nil
+}
+
 // FuzzDecodeApplyOnePass checks DecodeApply's one strict pass against the
 // three passes it saves (lenient probe, conversion, strict check): same
 // object, warnings and error at every level.
@@ -95,35 +126,15 @@ func FuzzDecodeApplyOnePass(f *testing.F) {
 	for _, seed := range []string{
 		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  a: b\n",
 		"data:\n  a: b\ndata:\n  c: d\n", "data: [1", "- 1\n- 2\n", "x: 1.0\ny: yes\nz: 0x10\n", `{"a":1,"a":2}`, `null`, ``, `"s"`,
+		// JSON, as kubectl sends it: the bodies decodeApplyJSON takes, and
+		// the ones next to them it must leave to YAML.
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"x":"1"}},"data":{"a":"b"}}`,
+		"{\n  \"a\": [1, -2, true, false, null, {}, []],\n  \"b\" : {\"c\":\"d e:f #g\"}\n}\n",
+		`{"a":1.0}`, `{"a":1e3}`, `{"a":-0}`, `{"a":123456789012345678}`, `{"a":1234567890123456789}`,
+		"{\"a\"\n:1}", "{\t\"a\":1}", "{\"a\":1}\r\n", `{"<<":{"a":1}}`, `{"a":"\u00e9"}`, `{"a":"\n"}`,
+		`{"a":"é"}`, "{\"a\":\"\u2028\"}", `{"a":{"b":1,"b":2}}`, `{"a":1}{`, ` {"a":1} `, `{"` + strings.Repeat("k", 1100) + `":1}`,
 	} {
 		f.Add([]byte(seed))
-	}
-	threePasses := func(body []byte, level Level) (map[string]any, []string, error) {
-		var probe map[string]any
-		if err := yaml.Unmarshal(body, &probe); err != nil {
-			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
-		}
-		j, err := yaml.YAMLToJSON(body)
-		if err != nil {
-			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
-		}
-		var warnings []string
-		if serr := yaml.UnmarshalStrict(body, &probe); serr != nil {
-			switch level {
-			case Strict:
-				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", serr))
-			case Warn:
-				warnings = splitIssue(trimYAMLPrefix(serr))
-			}
-		}
-		var obj map[string]any
-		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &obj); err != nil {
-			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
-		}
-		if obj == nil {
-			obj = map[string]any{}
-		}
-		return obj, warnings, nil
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, level := range []Level{Ignore, Warn, Strict} {
