@@ -215,8 +215,7 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		if err != nil {
 			return nil, err
 		}
-		b, _ := registry.MarshalJSON(merged)
-		obj, _, err := decoder(ri).Decode(b, fieldcheck.JSON, fieldcheck.Ignore)
+		obj, err := decodeApplied(ri, merged)
 		if err != nil {
 			return nil, err
 		}
@@ -242,6 +241,22 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 	}
 	h.answerWrite(w, r, ri, 200, out, opts.DryRun, answered(opts.Answer))
 	return nil
+}
+
+// decodeApplied puts an apply's result through the typed round trip the
+// endpoint's decoder makes: straight from the object when the decoder proves
+// that changes nothing, else through its JSON.
+func decodeApplied(ri *requestInfo, merged registry.Object) (registry.Object, error) {
+	if v, ok := jsonvalue.Copy(merged, jsonvalue.PreserveInts); ok {
+		if m, isMap := v.(map[string]any); isMap && m != nil {
+			if obj, ok := decoder(ri).DecodeObject(m); ok {
+				return obj, nil
+			}
+		}
+	}
+	b, _ := registry.MarshalJSON(merged)
+	obj, _, err := decoder(ri).Decode(b, fieldcheck.JSON, fieldcheck.Ignore)
+	return obj, err
 }
 
 // ---- /scale ----

@@ -330,3 +330,50 @@ func TestDecodePatchedObject(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeObject: whenever the object path answers, Decode of the object's
+// JSON gives that object and no warnings at every level; it answers every
+// body the fast check answers that is a complete object of the endpoint's
+// version and kind.
+func TestDecodeObject(t *testing.T) {
+	answered := 0
+	for _, tc := range fastCases {
+		d := decoderFor(t, tc.kind)
+		t.Run(tc.name, func(t *testing.T) {
+			var obj map[string]any
+			if err := sigsjson.UnmarshalCaseSensitivePreserveInts([]byte(tc.body), &obj); err != nil || obj == nil {
+				return // not an object: the bytes path's business
+			}
+			complete := obj["kind"] == d.GVK.Kind && obj["apiVersion"] == d.GVK.GroupVersion().String()
+			got, ok := d.DecodeObject(obj)
+			if tc.fast && complete && !ok {
+				t.Fatal("declined an object the fast check answers")
+			}
+			if !ok {
+				return
+			}
+			if !complete {
+				t.Fatalf("answered for an object of another version or kind: %v", obj)
+			}
+			answered++
+			data, err := json.Marshal(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, level := range []Level{Ignore, Warn, Strict} {
+				want, w, err := d.Decode(data, JSON, level)
+				if err != nil || len(w) > 0 || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%v: object path %v; Decode %v %q %v", level, got, want, w, err)
+				}
+			}
+		})
+	}
+	if answered == 0 {
+		t.Fatal("the object path answered none of the cases")
+	}
+	// Another kind at the endpoint's version: Decode refuses it, so must this.
+	d := decoderFor(t, "ConfigMap")
+	if _, ok := d.DecodeObject(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "a"}}); ok {
+		t.Fatal("answered for a Secret at the ConfigMap endpoint")
+	}
+}

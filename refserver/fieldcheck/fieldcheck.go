@@ -202,20 +202,38 @@ func (d Decoder) DecodePatched(pt PatchType, patch, patched []byte, level Level)
 // Otherwise the caller encodes obj and calls DecodePatched, for its answer
 // and exact wording.
 func (d Decoder) DecodePatchedObject(pt PatchType, patch []byte, obj map[string]any) (map[string]any, bool) {
-	if d.Schema.typed == nil || d.Schema.custom || (pt != JSONPatch && !noDuplicateKeys(patch)) {
-		return nil, false
-	}
-	// parse would fill in nothing and accept the version.
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ := obj["kind"].(string)
-	if apiVersion == "" || kind == "" || apiVersion != d.GVK.GroupVersion().String() {
-		return nil, false
-	}
-	// The object comes from maps, so its encoding has no duplicate key to count.
-	if _, ok := typedFastObject(obj, d.Schema.typed()); !ok {
+	if (pt != JSONPatch && !noDuplicateKeys(patch)) || !d.unchanged(obj) {
 		return nil, false
 	}
 	return obj, true
+}
+
+// DecodeObject answers Decode(JSON of obj, JSON, level) for an object in hand
+// (as jsonvalue.Copy with PreserveInts gives it), as DecodePatchedObject
+// does for DecodePatched; it also wants kind to be the endpoint's, which
+// Decode would otherwise refuse.
+func (d Decoder) DecodeObject(obj map[string]any) (map[string]any, bool) {
+	if kind, _ := obj["kind"].(string); kind != d.GVK.Kind || !d.unchanged(obj) {
+		return nil, false
+	}
+	return obj, true
+}
+
+// unchanged proves that decoding obj's JSON gives obj back with nothing to
+// report: a built-in kind's object at the endpoint's apiVersion, with kind
+// set (parse fills in nothing), that the typed round trip leaves as it is.
+func (d Decoder) unchanged(obj map[string]any) bool {
+	if d.Schema.typed == nil || d.Schema.custom {
+		return false
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if apiVersion == "" || kind == "" || apiVersion != d.GVK.GroupVersion().String() {
+		return false
+	}
+	// The object comes from maps, so its encoding has no duplicate key to count.
+	_, ok := typedFastObject(obj, d.Schema.typed())
+	return ok
 }
 
 // DecodeApply decodes a server-side apply body (application/apply-patch+yaml;
