@@ -112,13 +112,9 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	patched := func(cur registry.Object) (registry.Object, []string, error) {
 		if mergeDoc != nil {
 			merged := mergeObject(cur, mergeDoc)
-			// What decoding the merged object's JSON would give, without
-			// the bytes; the decoder answers it when that is provably clean.
-			if v, ok := jsonvalue.Copy(merged, jsonvalue.PreserveInts); ok {
-				if m, isMap := v.(map[string]any); isMap && m != nil {
-					if obj, ok := decoder(ri).DecodePatchedObject(fieldcheck.PatchType(mt), body, m); ok {
-						return obj, nil, nil
-					}
+			if m, ok := asDecoded(merged); ok {
+				if obj, ok := decoder(ri).DecodePatchedObject(fieldcheck.PatchType(mt), body, m); ok {
+					return obj, nil, nil
 				}
 			}
 			if next, err := registry.MarshalJSON(merged); err == nil {
@@ -247,16 +243,23 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 // endpoint's decoder makes: straight from the object when the decoder proves
 // that changes nothing, else through its JSON.
 func decodeApplied(ri *requestInfo, merged registry.Object) (registry.Object, error) {
-	if v, ok := jsonvalue.Copy(merged, jsonvalue.PreserveInts); ok {
-		if m, isMap := v.(map[string]any); isMap && m != nil {
-			if obj, ok := decoder(ri).DecodeObject(m); ok {
-				return obj, nil
-			}
+	if m, ok := asDecoded(merged); ok {
+		if obj, ok := decoder(ri).DecodeObject(m); ok {
+			return obj, nil
 		}
 	}
 	b, _ := registry.MarshalJSON(merged)
 	obj, _, err := decoder(ri).Decode(b, fieldcheck.JSON, fieldcheck.Ignore)
 	return obj, err
+}
+
+// asDecoded is what decoding obj's JSON would give (a copy, integers as
+// int64), without the bytes: the object the decoder's object paths take in
+// place of them. false when obj holds something JSON would change.
+func asDecoded(obj registry.Object) (map[string]any, bool) {
+	v, ok := jsonvalue.Copy(obj, jsonvalue.PreserveInts)
+	m, isMap := v.(map[string]any)
+	return m, ok && isMap && m != nil
 }
 
 // ---- /scale ----

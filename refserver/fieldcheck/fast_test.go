@@ -292,88 +292,92 @@ func FuzzTypedFastCheck(f *testing.F) {
 	})
 }
 
-// TestDecodePatchedObject: whenever the object path answers, DecodePatched
-// of the object's JSON gives that object and no warnings at every level; it
-// answers every body the fast check answers that is a complete object of
-// the endpoint's version (a body's duplicate keys are gone from its map, so
-// it may answer those too), and declines a patch with a duplicate key.
-func TestDecodePatchedObject(t *testing.T) {
-	for _, tc := range fastCases {
-		d := decoderFor(t, tc.kind)
-		t.Run(tc.name, func(t *testing.T) {
-			var obj map[string]any
-			if err := sigsjson.UnmarshalCaseSensitivePreserveInts([]byte(tc.body), &obj); err != nil || obj == nil {
-				return // not an object: the bytes path's business
+// TestObjectPaths: the decoder's object paths against the bytes paths they
+// stand for. Whenever an object path answers, the bytes path given the
+// object's JSON gives that object and no warnings at every level; it
+// answers every body the fast check answers that is a complete object (of
+// the endpoint's version, with a kind, and for DecodeObject the endpoint's
+// kind; a body's duplicate keys are gone from its map, so it may answer
+// those too).
+func TestObjectPaths(t *testing.T) {
+	const patch = `{"data":{"x":"1"}}`
+	for _, path := range []struct {
+		name     string
+		complete func(d Decoder, obj map[string]any) bool
+		object   func(d Decoder, obj map[string]any) (map[string]any, bool)
+		bytes    func(d Decoder, data []byte, level Level) (map[string]any, []string, error)
+	}{
+		{"DecodePatchedObject",
+			func(d Decoder, obj map[string]any) bool { return obj["kind"] != nil },
+			func(d Decoder, obj map[string]any) (map[string]any, bool) {
+				return d.DecodePatchedObject(MergePatch, []byte(patch), obj)
+			},
+			func(d Decoder, data []byte, level Level) (map[string]any, []string, error) {
+				return d.DecodePatched(MergePatch, []byte(patch), data, level)
+			}},
+		{"DecodeObject",
+			func(d Decoder, obj map[string]any) bool { return obj["kind"] == d.GVK.Kind },
+			Decoder.DecodeObject,
+			func(d Decoder, data []byte, level Level) (map[string]any, []string, error) {
+				return d.Decode(data, JSON, level)
+			}},
+	} {
+		t.Run(path.name, func(t *testing.T) {
+			answered := 0
+			for _, tc := range fastCases {
+				d := decoderFor(t, tc.kind)
+				t.Run(tc.name, func(t *testing.T) {
+					obj, isObject := caseObject(tc.body)
+					if !isObject {
+						return // the bytes path's business
+					}
+					complete := path.complete(d, obj) && obj["apiVersion"] == d.GVK.GroupVersion().String()
+					got, ok := path.object(d, obj)
+					if tc.fast && complete && !ok {
+						t.Fatal("declined an object the fast check answers")
+					}
+					if !ok {
+						return
+					}
+					if !complete {
+						t.Fatalf("answered for an incomplete object: %v", obj)
+					}
+					answered++
+					data, err := json.Marshal(obj)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, level := range []Level{Ignore, Warn, Strict} {
+						want, w, err := path.bytes(d, data, level)
+						if err != nil || len(w) > 0 || !reflect.DeepEqual(got, want) {
+							t.Fatalf("%v: object path %v; bytes path %v %q %v", level, got, want, w, err)
+						}
+					}
+				})
 			}
-			complete := obj["kind"] != nil && obj["apiVersion"] == d.GVK.GroupVersion().String()
-			const patch = `{"data":{"x":"1"}}`
-			got, ok := d.DecodePatchedObject(MergePatch, []byte(patch), obj)
-			if tc.fast && complete && !ok {
-				t.Fatal("declined an object the fast check answers")
-			}
-			if !ok {
-				return
-			}
-			if _, dup := d.DecodePatchedObject(MergePatch, []byte(`{"data":{"x":"1"},"data":{}}`), obj); dup {
-				t.Fatal("answered for a patch with a duplicate key")
-			}
-			data, err := json.Marshal(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, level := range []Level{Ignore, Warn, Strict} {
-				want, w, err := d.DecodePatched(MergePatch, []byte(patch), data, level)
-				if err != nil || len(w) > 0 || !reflect.DeepEqual(got, want) {
-					t.Fatalf("%v: object path %v; DecodePatched %v %q %v", level, got, want, w, err)
-				}
+			if answered == 0 {
+				t.Fatal("the object path answered none of the cases")
 			}
 		})
+	}
+	d := decoderFor(t, "ConfigMap")
+	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a"}}
+	if _, ok := d.DecodePatchedObject(MergePatch, []byte(patch), cm); !ok {
+		t.Error("DecodePatchedObject declined a plain ConfigMap")
+	}
+	if _, ok := d.DecodePatchedObject(MergePatch, []byte(`{"data":{"x":"1"},"data":{}}`), cm); ok {
+		t.Error("DecodePatchedObject answered for a patch with a duplicate key")
+	}
+	// Another kind at the endpoint's version: Decode refuses it, so must this.
+	if _, ok := d.DecodeObject(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "a"}}); ok {
+		t.Error("DecodeObject answered for a Secret at the ConfigMap endpoint")
 	}
 }
 
-// TestDecodeObject: whenever the object path answers, Decode of the object's
-// JSON gives that object and no warnings at every level; it answers every
-// body the fast check answers that is a complete object of the endpoint's
-// version and kind.
-func TestDecodeObject(t *testing.T) {
-	answered := 0
-	for _, tc := range fastCases {
-		d := decoderFor(t, tc.kind)
-		t.Run(tc.name, func(t *testing.T) {
-			var obj map[string]any
-			if err := sigsjson.UnmarshalCaseSensitivePreserveInts([]byte(tc.body), &obj); err != nil || obj == nil {
-				return // not an object: the bytes path's business
-			}
-			complete := obj["kind"] == d.GVK.Kind && obj["apiVersion"] == d.GVK.GroupVersion().String()
-			got, ok := d.DecodeObject(obj)
-			if tc.fast && complete && !ok {
-				t.Fatal("declined an object the fast check answers")
-			}
-			if !ok {
-				return
-			}
-			if !complete {
-				t.Fatalf("answered for an object of another version or kind: %v", obj)
-			}
-			answered++
-			data, err := json.Marshal(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, level := range []Level{Ignore, Warn, Strict} {
-				want, w, err := d.Decode(data, JSON, level)
-				if err != nil || len(w) > 0 || !reflect.DeepEqual(got, want) {
-					t.Fatalf("%v: object path %v; Decode %v %q %v", level, got, want, w, err)
-				}
-			}
-		})
-	}
-	if answered == 0 {
-		t.Fatal("the object path answered none of the cases")
-	}
-	// Another kind at the endpoint's version: Decode refuses it, so must this.
-	d := decoderFor(t, "ConfigMap")
-	if _, ok := d.DecodeObject(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "a"}}); ok {
-		t.Fatal("answered for a Secret at the ConfigMap endpoint")
-	}
+// caseObject is a case's body as a decoded object, integers kept; false
+// when it is not one.
+func caseObject(body string) (map[string]any, bool) {
+	var obj map[string]any
+	err := sigsjson.UnmarshalCaseSensitivePreserveInts([]byte(body), &obj)
+	return obj, err == nil && obj != nil
 }

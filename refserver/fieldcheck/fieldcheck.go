@@ -255,6 +255,14 @@ func DecodeApply(body []byte, level Level) (map[string]any, []string, error) {
 			return obj, nil, nil
 		}
 	}
+	return decodeApplyYAML(body, level)
+}
+
+// decodeApplyYAML is DecodeApply the way the libraries read any body: a
+// lenient parse for the syntax error, the conversion to JSON, a strict
+// parse for the duplicates, then the JSON decode. The two shortcuts above
+// answer as it would (FuzzDecodeApplyOnePass).
+func decodeApplyYAML(body []byte, level Level) (map[string]any, []string, error) {
 	var probe map[string]any
 	if err := yaml.Unmarshal(body, &probe); err != nil {
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))

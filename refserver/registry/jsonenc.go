@@ -89,24 +89,12 @@ func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
 // apiVersion and kind set to the given ones and metadata (a map, empty when
 // missing or not a map) without resourceVersion: what a write stores.
 func appendStored(dst []byte, obj Object, apiVersion, kind string) ([]byte, error) {
-	kp := keyPool.Get().(*[]string)
-	keys := (*kp)[:0]
-	for k := range obj {
-		if k != "apiVersion" && k != "kind" && k != "metadata" {
-			keys = append(keys, k)
-		}
-	}
-	keys = append(keys, "apiVersion", "kind", "metadata")
-	slices.Sort(keys)
+	kp := memberNames(obj, "", "apiVersion", "kind", "metadata")
 	md, _ := obj["metadata"].(map[string]any)
 	dst = append(dst, '{')
 	var err error
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONString(dst, k)
-		dst = append(dst, ':')
+	for i, k := range *kp {
+		dst = appendName(dst, i, k)
 		switch k {
 		case "apiVersion":
 			dst = appendJSONString(dst, apiVersion)
@@ -121,41 +109,60 @@ func appendStored(dst []byte, obj Object, apiVersion, kind string) ([]byte, erro
 			break
 		}
 	}
-	clear(keys)
-	*kp = keys[:0]
-	keyPool.Put(kp)
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, '}'), nil
+	putNames(kp)
+	return closeObject(dst, err)
 }
 
 // appendMapWithout appends appendJSON's bytes for m (at depth; nil reads
 // as empty) without its member skip; skip "" leaves out nothing.
 func appendMapWithout(dst []byte, m map[string]any, skip string, depth int) ([]byte, error) {
-	kp := keyPool.Get().(*[]string)
-	keys := (*kp)[:0]
-	for k := range m {
-		if skip == "" || k != skip {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	kp := memberNames(m, skip)
 	dst = append(dst, '{')
 	var err error
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONString(dst, k)
-		dst = append(dst, ':')
+	for i, k := range *kp {
+		dst = appendName(dst, i, k)
 		if dst, err = appendJSON(dst, m[k], depth+1); err != nil {
 			break
 		}
 	}
-	clear(keys)
-	*kp = keys[:0]
+	putNames(kp)
+	return closeObject(dst, err)
+}
+
+// memberNames returns, sorted in a slice from keyPool (give it back with
+// putNames), m's member names but skip ("" skips nothing) and always, and
+// then always itself, whether m has those members or not.
+func memberNames(m map[string]any, skip string, always ...string) *[]string {
+	kp := keyPool.Get().(*[]string)
+	keys := (*kp)[:0]
+	for k := range m {
+		if (skip == "" || k != skip) && (len(always) == 0 || !slices.Contains(always, k)) {
+			keys = append(keys, k)
+		}
+	}
+	keys = append(keys, always...)
+	slices.Sort(keys)
+	*kp = keys
+	return kp
+}
+
+func putNames(kp *[]string) {
+	clear(*kp)
+	*kp = (*kp)[:0]
 	keyPool.Put(kp)
+}
+
+// appendName appends member i's name and colon, after a comma but for the first.
+func appendName(dst []byte, i int, name string) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	dst = appendJSONString(dst, name)
+	return append(dst, ':')
+}
+
+// closeObject ends an object the loops above wrote, unless they failed.
+func closeObject(dst []byte, err error) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}

@@ -170,11 +170,7 @@ func TestLoadChecksHistory(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s/heads=%v", tt.name, withHeads), func(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "store.db")
-				db, err := bolt.Open(path, 0o600, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = db.Update(func(tx *bolt.Tx) error {
+				writeBoltFile(t, path, func(tx *bolt.Tx) error {
 					revs, _ := tx.CreateBucket(bucketRevisions)
 					meta, _ := tx.CreateBucket(bucketMeta)
 					heads := revs // without bucket heads, the record then overwrites the header
@@ -182,15 +178,7 @@ func TestLoadChecksHistory(t *testing.T) {
 						heads, _ = tx.CreateBucket(bucketHeads)
 					}
 					for _, r := range tt.recs {
-						e := logEntry{ev: Event{Type: EventPut, Key: r.key, Value: []byte("v"), Revision: r.rev}, createRev: r.rev}
-						if r.del {
-							e.ev.Type, e.ev.Value = EventDelete, nil
-						}
-						rec, head := encodeWrite(&e)
-						if err := heads.Put(revKey(r.rev), head); err != nil {
-							return err
-						}
-						if err := revs.Put(revKey(r.rev), rec); err != nil {
+						if err := putWrite(revs, heads, r.key, r.rev, r.del, false); err != nil {
 							return err
 						}
 					}
@@ -199,10 +187,6 @@ func TestLoadChecksHistory(t *testing.T) {
 					}
 					return meta.Put(metaCurrent, revKey(tt.current))
 				})
-				db.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
 				s, err := OpenBolt(path, Options{HistoryWindow: -1})
 				if tt.ok {
 					if err != nil {
@@ -284,26 +268,8 @@ func TestJoinTreaps(t *testing.T) {
 			nodes[i].versions = []version{{modRev: int64(i + 1), deleted: i%4 == 0}}
 		}
 		root := joinTreaps(buildTreap(nodes[:cut]), buildTreap(nodes[cut:]))
-		var keys []string
-		var walk func(nd *treapNode) int
-		walk = func(nd *treapNode) int {
-			if nd == nil {
-				return 0
-			}
-			for _, c := range []*treapNode{nd.left, nd.right} {
-				if c != nil && c.prio > nd.prio {
-					t.Fatalf("cut %d: child %q has a higher priority than %q", cut, c.key, nd.key)
-				}
-			}
-			live := walk(nd.left)
-			keys = append(keys, nd.key)
-			live += selfLive(nd) + walk(nd.right)
-			if nd.live != live {
-				t.Fatalf("cut %d: %q counts %d live, want %d", cut, nd.key, nd.live, live)
-			}
-			return live
-		}
-		if live := walk(root); live != n-(n+3)/4 {
+		keys, live := walkTreap(t, root, fmt.Sprintf("cut %d", cut))
+		if live != n-(n+3)/4 {
 			t.Errorf("cut %d: %d live keys, want %d", cut, live, n-(n+3)/4)
 		}
 		if !slices.IsSorted(keys) || len(keys) != n {
@@ -329,11 +295,7 @@ func TestLoadReportsFirstError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "store.db")
-			db, err := bolt.Open(path, 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = db.Update(func(tx *bolt.Tx) error {
+			writeBoltFile(t, path, func(tx *bolt.Tx) error {
 				revs, _ := tx.CreateBucket(bucketRevisions)
 				heads, _ := tx.CreateBucket(bucketHeads)
 				meta, _ := tx.CreateBucket(bucketMeta)
@@ -341,25 +303,12 @@ func TestLoadReportsFirstError(t *testing.T) {
 					if rev == tt.missing {
 						continue
 					}
-					e := logEntry{ev: Event{Type: EventPut, Key: fmt.Sprintf("k%d", rev), Value: []byte("v"), Revision: rev}, createRev: rev}
-					rec, head := encodeWrite(&e)
-					if slices.Contains(tt.damaged, rev) {
-						head = bytes.Clone(head)
-						head[len(head)-1] ^= 1
-					}
-					if err := revs.Put(revKey(rev), rec); err != nil {
-						return err
-					}
-					if err := heads.Put(revKey(rev), head); err != nil {
+					if err := putWrite(revs, heads, fmt.Sprintf("k%d", rev), rev, false, slices.Contains(tt.damaged, rev)); err != nil {
 						return err
 					}
 				}
 				return meta.Put(metaCurrent, revKey(10))
 			})
-			db.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
 			s, err := OpenBolt(path, Options{HistoryWindow: -1})
 			if err == nil {
 				s.Close()
@@ -388,4 +337,38 @@ func TestAlignedSlab(t *testing.T) {
 			}
 		}
 	}
+}
+
+// writeBoltFile makes a store file at path whose content fill writes.
+func writeBoltFile(t *testing.T, path string, fill func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(fill)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// putWrite writes the record of a put (or deletion) of key at rev into
+// revs and its header into heads, the header's checksum broken when damage.
+// The header goes first: with heads the same bucket as revs, the record
+// then takes its place.
+func putWrite(revs, heads *bolt.Bucket, key string, rev int64, del, damage bool) error {
+	e := logEntry{ev: Event{Type: EventPut, Key: key, Value: []byte("v"), Revision: rev}, createRev: rev}
+	if del {
+		e.ev.Type, e.ev.Value = EventDelete, nil
+	}
+	rec, head := encodeWrite(&e)
+	if damage {
+		head = bytes.Clone(head)
+		head[len(head)-1] ^= 1
+	}
+	if err := heads.Put(revKey(rev), head); err != nil {
+		return err
+	}
+	return revs.Put(revKey(rev), rec)
 }

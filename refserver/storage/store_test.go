@@ -480,26 +480,7 @@ func TestBuildIndex(t *testing.T) {
 			sorted = append(sorted, *nd)
 		}
 		ix := buildIndex(sorted)
-		var keys []string
-		var check func(nd *treapNode) int
-		check = func(nd *treapNode) int {
-			if nd == nil {
-				return 0
-			}
-			for _, c := range []*treapNode{nd.left, nd.right} {
-				if c != nil && c.prio > nd.prio {
-					t.Fatalf("n=%d: child %q has a higher priority than %q", n, c.key, nd.key)
-				}
-			}
-			live := check(nd.left)
-			keys = append(keys, nd.key)
-			live += selfLive(nd) + check(nd.right)
-			if nd.live != live {
-				t.Fatalf("n=%d: %q counts %d live, want %d", n, nd.key, nd.live, live)
-			}
-			return live
-		}
-		live := check(ix.root)
+		keys, live := walkTreap(t, ix.root, fmt.Sprintf("n=%d", n))
 		if !slices.IsSorted(keys) || len(keys) != n || ix.size != n {
 			t.Fatalf("n=%d: %d keys in order %v, size %d", n, len(keys), slices.IsSorted(keys), ix.size)
 		}
@@ -550,4 +531,31 @@ func TestListSkipFileValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// walkTreap checks the treap under root (priorities heap-ordered, every
+// node's live count that of its subtree) and returns its keys in order and
+// its live count; where names the case in failures.
+func walkTreap(t *testing.T, root *treapNode, where string) (keys []string, live int) {
+	t.Helper()
+	var walk func(nd *treapNode) int
+	walk = func(nd *treapNode) int {
+		if nd == nil {
+			return 0
+		}
+		for _, c := range []*treapNode{nd.left, nd.right} {
+			if c != nil && c.prio > nd.prio {
+				t.Fatalf("%s: child %q has a higher priority than %q", where, c.key, nd.key)
+			}
+		}
+		live := walk(nd.left)
+		keys = append(keys, nd.key)
+		live += selfLive(nd) + walk(nd.right)
+		if nd.live != live {
+			t.Fatalf("%s: %q counts %d live, want %d", where, nd.key, nd.live, live)
+		}
+		return live
+	}
+	live = walk(root)
+	return keys, live
 }
