@@ -1,14 +1,10 @@
 package robustness
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 )
@@ -24,8 +20,8 @@ var DefaultBurst = BurstConfig{Limit: 5, Objects: 200, ValueBytes: 10 << 10, Req
 
 // BurstFigures count the answers of both bursts.
 type BurstFigures struct {
-	Held  burstCount // the burst while Limit slow creates hold every slot
-	Open  burstCount // the burst with nothing held
+	Held  burstCount // the burst while Limit waiting reads hold every slot
+	Open  burstCount // the burst once their clients have gone
 	Watch int        // status of an unrelated short watch started with the held burst
 }
 
@@ -42,20 +38,28 @@ func (c burstCount) String() string {
 }
 
 func (f BurstFigures) String() string {
-	return fmt.Sprintf("with every slot held: %s, an unrelated watch %d; with none held: %s", f.Held, f.Watch, f.Open)
+	return fmt.Sprintf("with every slot held: %s, an unrelated watch %d; once the holders left: %s", f.Held, f.Watch, f.Open)
 }
+
+// holdFor is how long a read waits for a future resourceVersion on the
+// burst's server: far longer than the held burst takes, so the slots are
+// certainly held throughout it, and never reached, because the holders
+// leave first.
+const holdFor = time.Minute
 
 // Burst runs the scenario against `apiconform serve` (open: no token file).
 // Whether a burst of fast lists overlaps on the server depends on the
 // machine, so the limit is checked where the outcome is certain: Limit
-// creates whose bodies the client holds back occupy every slot (a slot is
-// taken before the body is read), and then every list of the burst must be
-// refused with 429, while a watch, drawn from its own pool, is served. The
-// held creates then finish (201) and the same burst, with nothing held, may
-// only be answered 200 or 429.
+// lists at a resourceVersion the server has not reached wait for it (the
+// documented wait before 504) and occupy every slot. Every list of the
+// burst must then be refused with 429, while a watch, drawn from its own
+// pool, is served. The holders are complete, ordinary requests, so nothing
+// between client and server can keep them from arriving. Then their clients
+// leave: the server must give the slots back, and the same burst may only
+// be answered 200 or 429.
 func Burst(ctx context.Context, bin string, cfg BurstConfig) (BurstFigures, error) {
 	var f BurstFigures
-	srv, err := serve(ctx, bin, "--max-requests-inflight", fmt.Sprint(cfg.Limit))
+	srv, err := serve(ctx, bin, "--max-requests-inflight", fmt.Sprint(cfg.Limit), "--revision-wait", holdFor.String())
 	if err != nil {
 		return f, err
 	}
@@ -66,22 +70,27 @@ func Burst(ctx context.Context, bin string, cfg BurstConfig) (BurstFigures, erro
 	if err := fill(ctx, hc, srv.URL, "burst", fillCfg); err != nil {
 		return f, err
 	}
-	if _, err := newClient(srv.URL, "").createNamespace(ctx, "quiet"); err != nil {
+	rv, err := newClient(srv.URL, "").createNamespace(ctx, "quiet")
+	if err != nil {
 		return f, err
 	}
 
-	held, err := holdSlots(ctx, srv.URL, cfg.Limit)
-	if err != nil {
-		return f, err
-	}
-	defer held.abandon()
-	if err := waitForRefusal(ctx, hc, srv.URL); err != nil {
-		return f, err
+	// Nothing writes while the slots are held, so a revision well past the
+	// last write is never reached.
+	holders := holdSlots(ctx, srv.URL, cfg.Limit, rv+1_000_000)
+	defer holders.leave()
+	if err := awaitStatus(ctx, hc, srv.URL, http.StatusTooManyRequests); err != nil {
+		if early := holders.leave(); early != nil {
+			err = early // the likelier cause: the reads did not wait
+		}
+		return f, fmt.Errorf("%d reads waiting for a future resourceVersion never filled the in-flight limit of %d: %w", cfg.Limit, cfg.Limit, err)
 	}
 	f.Held, f.Watch = listBurst(ctx, hc, srv.URL, cfg.Requests, true)
-	created, err := held.finish()
-	if err != nil {
+	if err := holders.leave(); err != nil {
 		return f, err
+	}
+	if err := awaitStatus(ctx, hc, srv.URL, http.StatusOK); err != nil {
+		return f, fmt.Errorf("the server kept the slots of clients that had gone: %w", err)
 	}
 	f.Open, _ = listBurst(ctx, hc, srv.URL, cfg.Requests, false)
 
@@ -90,8 +99,6 @@ func Burst(ctx context.Context, bin string, cfg BurstConfig) (BurstFigures, erro
 		return f, fmt.Errorf("a list was served while %d requests held the limit of %d: %s", cfg.Limit, cfg.Limit, f)
 	case f.Watch != http.StatusOK:
 		return f, fmt.Errorf("the watch was not served while short requests held their limit: %s", f)
-	case created != cfg.Limit:
-		return f, fmt.Errorf("%d of the %d held creates answered 201 once their bodies came", created, cfg.Limit)
 	case f.Open.OK == 0 || f.Open.Other > 0:
 		return f, fmt.Errorf("unexpected answers with no slot held: %s", f)
 	case f.Held.badRetry+f.Open.badRetry > 0:
@@ -157,72 +164,63 @@ func listBurst(ctx context.Context, hc *http.Client, base string, n int, watch b
 	return c, watchStatus
 }
 
-// heldCreates are creates whose headers were sent and whose bodies are
-// held back, each on its own connection.
-type heldCreates struct {
-	conns  []net.Conn
-	bodies [][]byte
+// waitingReads are lists held open by the server, each waiting for a
+// resourceVersion it has not reached.
+type waitingReads struct {
+	cancel context.CancelFunc
+	done   chan error // one per read: nil when its client left first
+	n      int
+	left   bool
 }
 
-// holdSlots opens n connections and sends on each the headers of a
-// configmap create in the quiet namespace, without its body.
-func holdSlots(ctx context.Context, base string, n int) (*heldCreates, error) {
-	u, err := url.Parse(base)
-	if err != nil {
-		return nil, err
+// holdSlots starts n lists of the quiet namespace at resourceVersion rv,
+// each on its own connection.
+func holdSlots(ctx context.Context, base string, n int, rv int64) *waitingReads {
+	ctx, cancel := context.WithCancel(ctx)
+	h := &waitingReads{cancel: cancel, done: make(chan error, n), n: n}
+	u := fmt.Sprintf("%s/api/v1/namespaces/quiet/configmaps?resourceVersion=%d&resourceVersionMatch=NotOlderThan", base, rv)
+	for range n {
+		go func() {
+			hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+			resp, err := hc.Do(req)
+			switch {
+			case ctx.Err() != nil:
+				h.done <- nil
+			case err != nil:
+				h.done <- fmt.Errorf("a waiting read failed before its client left: %w", err)
+			default:
+				b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+				resp.Body.Close()
+				h.done <- fmt.Errorf("a read waiting for resourceVersion %d was answered before its client left: %d %s", rv, resp.StatusCode, b)
+			}
+		}()
 	}
-	h := &heldCreates{}
-	var d net.Dialer
-	for i := range n {
-		conn, err := d.DialContext(ctx, "tcp", u.Host)
-		if err != nil {
-			h.abandon()
-			return nil, err
-		}
-		body := fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held-%d"}}`, i)
-		head := fmt.Sprintf("POST /api/v1/namespaces/quiet/configmaps HTTP/1.1\r\nHost: %s\r\n"+
-			"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", u.Host, len(body))
-		h.conns, h.bodies = append(h.conns, conn), append(h.bodies, body)
-		if _, err := io.WriteString(conn, head); err != nil {
-			h.abandon()
-			return nil, err
-		}
-	}
-	return h, nil
+	return h
 }
 
-// finish sends the held bodies and counts the creates answered 201.
-func (h *heldCreates) finish() (int, error) {
-	created := 0
-	for i, conn := range h.conns {
-		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := conn.Write(h.bodies[i]); err != nil {
-			return created, err
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			return created, fmt.Errorf("held create %d: %w", i, err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusCreated {
-			created++
+// leave cancels the waiting reads, closing their connections, and reports
+// the first that was answered while it should still have been waiting.
+func (h *waitingReads) leave() error {
+	if h.left {
+		return nil
+	}
+	h.left = true
+	h.cancel()
+	var first error
+	for range h.n {
+		if err := <-h.done; err != nil && first == nil {
+			first = err
 		}
 	}
-	return created, nil
+	return first
 }
 
-func (h *heldCreates) abandon() {
-	for _, c := range h.conns {
-		_ = c.Close()
-	}
-}
-
-// waitForRefusal polls a cheap list until the server refuses it with 429:
-// the held creates have then been admitted and hold every slot. It gives up
-// after 10 s.
-func waitForRefusal(ctx context.Context, hc *http.Client, base string) error {
+// awaitStatus polls a cheap list until the server answers it with want;
+// it gives up after 10 s.
+func awaitStatus(ctx context.Context, hc *http.Client, base string, want int) error {
 	deadline := time.Now().Add(10 * time.Second)
+	last := 0
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/namespaces/quiet/configmaps?limit=1", nil)
 		resp, err := hc.Do(req)
@@ -231,10 +229,11 @@ func waitForRefusal(ctx context.Context, hc *http.Client, base string) error {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusTooManyRequests {
+		if resp.StatusCode == want {
 			return nil
 		}
+		last = resp.StatusCode
 		time.Sleep(10 * time.Millisecond)
 	}
-	return errors.New("the held creates never filled the in-flight limit: a list was still served 10 s after their headers")
+	return fmt.Errorf("a list was still answered %d after 10 s", last)
 }

@@ -5,7 +5,6 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -325,6 +324,3 @@ func readAtMost(body io.Reader, limit int, size int64) ([]byte, error) {
 
 // preallocCap bounds the buffer a declared Content-Length preallocates.
 const preallocCap = 64 << 10
-
-var _ = json.Marshal
-var _ = metav1.Now
