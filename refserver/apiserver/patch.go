@@ -206,7 +206,10 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		return errUnsupportedPatch()
 	}
 	opts.Applied = true
-	out, err := h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
+	// The field manager only reads cur (its fast path is tested for that, its
+	// library path works on a copy), and what it returns goes through
+	// decodeApplied, which never hands back cur's maps, so no copy is made.
+	out, err := h.reg.MutateReading(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
 		merged, err := fm.Apply(cur, applied, manager, force)
 		if err != nil {
 			return nil, err
