@@ -276,13 +276,25 @@ func addedFromEmpty(tv *typed.TypedValue) (*fieldpath.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	added := fieldpath.NewSet()
-	leaves.Iterate(func(p fieldpath.Path) {
-		for i := 1; i <= len(p); i++ {
-			added.Insert(p[:i])
-		}
-	})
+	added := &fieldpath.Set{}
+	addPrefixes(added, leaves)
 	return added.Difference(typeMetaSet), nil
+}
+
+// addPrefixes adds to out every path of s and every prefix of one: the
+// members of s, and each child that holds a path, as a member and with its
+// own paths and prefixes below it. One walk of s's tree, where inserting
+// each prefix of each path would descend from the root every time.
+func addPrefixes(out, s *fieldpath.Set) {
+	s.Members.Iterate(func(pe fieldpath.PathElement) { out.Members.Insert(pe) })
+	s.Children.Iterate(func(pe fieldpath.PathElement) {
+		child, _ := s.Children.Get(pe)
+		if child.Empty() {
+			return // no path goes through it
+		}
+		out.Members.Insert(pe)
+		addPrefixes(out.Children.Descend(pe), child)
+	})
 }
 
 // typedLive is live as a typed value (duplicates allowed, as the library

@@ -3,13 +3,17 @@ package apply
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
 // managerFor is the Manager the differential tests use for a kind name.
@@ -429,3 +433,54 @@ func TestUpdateFastPathConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestAddPrefixes: addPrefixes gives what inserting every prefix of every
+// path gives (its definition), for the field sets of 2,000 generated objects
+// of the fuzz kinds and for a set with an empty child, which holds no path.
+func TestAddPrefixes(t *testing.T) {
+	byDefinition := func(s *fieldpath.Set) *fieldpath.Set {
+		out := fieldpath.NewSet()
+		s.Iterate(func(p fieldpath.Path) {
+			for i := 1; i <= len(p); i++ {
+				out.Insert(p[:i])
+			}
+		})
+		return out
+	}
+	check := func(name string, s *fieldpath.Set) {
+		t.Helper()
+		got := &fieldpath.Set{}
+		addPrefixes(got, s)
+		if want := byDefinition(s); !got.Equals(want) {
+			t.Fatalf("%s: addPrefixes of\n%v\ngives\n%v\nwant\n%v", name, s, got, want)
+		}
+	}
+
+	hollow := fieldpath.NewSet(fieldpath.MakePathOrDie("a", "b"))
+	hollow.Children.Descend(fieldpath.PathElement{FieldName: ptrTo("empty")})
+	hollow.Children.Descend(fieldpath.PathElement{FieldName: ptrTo("a")}).Children.Descend(fieldpath.PathElement{FieldName: ptrTo("c")})
+	check("a set with empty children", hollow)
+	check("the empty set", fieldpath.NewSet())
+
+	kinds := fuzzKinds(t)
+	rng := rand.New(rand.NewPCG(17, 4))
+	for i := range 2000 {
+		b := make([]byte, 64)
+		for j := range b {
+			b[j] = byte(rng.Uint32())
+		}
+		in := &fuzzBytes{b: b}
+		k := &kinds[in.pick(len(kinds))]
+		tv, err := k.m.tc.ObjectToTyped(&unstructured.Unstructured{Object: k.object(in)}, typed.AllowDuplicates)
+		if err != nil {
+			continue // an object the schema refuses has no field set
+		}
+		leaves, err := tv.ToFieldSet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("object %d", i), leaves)
+	}
+}
+
+func ptrTo(s string) *string { return &s }
