@@ -192,7 +192,7 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 
 	// The writer's own fields: what changed, less the server's metadata,
 	// added to what it already owned and stamped with the time.
-	cur := fieldpath.NewSet().Difference(compare.Removed).Union(compare.Modified).Union(compare.Added)
+	cur := changed // what was removed already left every entry, the writer's too
 	if !cur.Empty() {
 		cur = cur.Difference(stripSet)
 	}
