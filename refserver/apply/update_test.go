@@ -464,6 +464,7 @@ func TestAddPrefixes(t *testing.T) {
 
 	kinds := fuzzKinds(t)
 	rng := rand.New(rand.NewPCG(17, 4))
+	checked := 0
 	for i := range 2000 {
 		b := make([]byte, 64)
 		for j := range b {
@@ -480,6 +481,10 @@ func TestAddPrefixes(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(fmt.Sprintf("object %d", i), leaves)
+		checked++
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d of 2,000 generated objects had a field set", checked)
 	}
 }
 
