@@ -26,13 +26,7 @@ func FuzzApplyFastPath(f *testing.F) {
 func fuzzApplyBody(t *testing.T, kinds []fuzzKind, b []byte) {
 	in := &fuzzBytes{b: b}
 	k := &kinds[in.pick(len(kinds))]
-	var live map[string]any
-	if in.pick(4) > 0 {
-		live = k.object(in)
-		if mf := in.managedFields(k); len(mf) > 0 || in.pick(4) == 0 {
-			live["metadata"].(map[string]any)["managedFields"] = mf
-		}
-	}
+	live := in.live(k, 4)
 	for step := 0; step < 2; step++ {
 		applied := k.object(in)
 		md := applied["metadata"].(map[string]any)

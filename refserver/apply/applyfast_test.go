@@ -375,22 +375,15 @@ func TestApplyConflictWording(t *testing.T) {
 func TestApplyFastPathConcurrent(t *testing.T) {
 	m := managerFor(t, "widget")
 	src := `{"apiVersion":"fc.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":1,"keyed":[{"name":"a","v":"1"}]}}`
-	done := make(chan error, 8)
-	for i := 0; i < 8; i++ {
-		go func(i int) {
-			created, err := m.Apply(nil, decode(t, src, i%2 == 0), "c", false)
-			if err == nil {
-				next := decode(t, fmt.Sprintf(`{"apiVersion":"fc.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"keyed":[{"name":"b%d"}]}}`, i), false)
-				_, err = m.Apply(created, next, "d", false)
-			}
-			done <- err
-		}(i)
-	}
-	for i := 0; i < 8; i++ {
-		if err := <-done; err != nil {
-			t.Fatal(err)
+	concurrently(t, 8, func(i int) error {
+		created, err := m.Apply(nil, decode(t, src, i%2 == 0), "c", false)
+		if err != nil {
+			return err
 		}
-	}
+		next := decode(t, fmt.Sprintf(`{"apiVersion":"fc.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"keyed":[{"name":"b%d"}]}}`, i), false)
+		_, err = m.Apply(created, next, "d", false)
+		return err
+	})
 }
 
 // TestApplyPruneSkip: pruning an applier's earlier fields is skipped where

@@ -8,6 +8,19 @@ import (
 // fuzzBytes hands out the fuzzer's bytes as small choices (0 when spent).
 type fuzzBytes struct{ b []byte }
 
+// live is the object written before, absent one time in absentOneIn: one
+// of k's objects, with managedFields drawn for it.
+func (f *fuzzBytes) live(k *fuzzKind, absentOneIn int) map[string]any {
+	if f.pick(absentOneIn) == 0 {
+		return nil
+	}
+	live := k.object(f)
+	if mf := f.managedFields(k); len(mf) > 0 || f.pick(4) == 0 {
+		live["metadata"].(map[string]any)["managedFields"] = mf
+	}
+	return live
+}
+
 func (f *fuzzBytes) pick(n int) int {
 	if len(f.b) == 0 {
 		return 0
@@ -187,13 +200,7 @@ func FuzzUpdateFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		in := &fuzzBytes{b: b}
 		k := &kinds[in.pick(len(kinds))]
-		var live map[string]any
-		if in.pick(5) > 0 {
-			live = k.object(in)
-			if mf := in.managedFields(k); len(mf) > 0 || in.pick(4) == 0 {
-				live["metadata"].(map[string]any)["managedFields"] = mf
-			}
-		}
+		live := in.live(k, 5)
 		updated := k.object(in)
 		md := updated["metadata"].(map[string]any)
 		switch in.pick(4) {

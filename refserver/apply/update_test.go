@@ -414,22 +414,29 @@ func TestUpdateFastPathConcurrent(t *testing.T) {
 		} else {
 			src = cm("", `{"a":"1"}`)
 		}
-		done := make(chan error, 8)
-		for i := 0; i < 8; i++ {
-			go func(i int) {
-				created, err := m.Update(nil, decode(t, src, i%2 == 0), "c")
-				if err == nil {
-					next := jsonCopy(created).(map[string]any)
-					next["metadata"].(map[string]any)["labels"] = map[string]any{"i": fmt.Sprint(i)}
-					_, err = m.Update(created, next, "d")
-				}
-				done <- err
-			}(i)
-		}
-		for i := 0; i < 8; i++ {
-			if err := <-done; err != nil {
-				t.Fatal(err)
+		concurrently(t, 8, func(i int) error {
+			created, err := m.Update(nil, decode(t, src, i%2 == 0), "c")
+			if err != nil {
+				return err
 			}
+			next := jsonCopy(created).(map[string]any)
+			next["metadata"].(map[string]any)["labels"] = map[string]any{"i": fmt.Sprint(i)}
+			_, err = m.Update(created, next, "d")
+			return err
+		})
+	}
+}
+
+// concurrently runs fn(0) … fn(n-1) at once and fails t on the first error.
+func concurrently(t *testing.T, n int, fn func(i int) error) {
+	t.Helper()
+	done := make(chan error, n)
+	for i := range n {
+		go func() { done <- fn(i) }()
+	}
+	for range n {
+		if err := <-done; err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -40,6 +40,11 @@ func TestReadModifyWrite(t *testing.T) {
 	setData := func(v string) func(Object) (Object, error) {
 		return func(cur Object) (Object, error) { cur["data"] = map[string]any{"k": v}; return cur, nil }
 	}
+	// overtake is the write that wins the race against the one under test.
+	overtake := func(r *Registry, k *Kind) error {
+		_, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, setData("other"))
+		return err
+	}
 	cases := []struct {
 		name string
 		// run acts on the object "cm" (resourceVersion rv, uid uid) and returns the error.
@@ -66,7 +71,7 @@ func TestReadModifyWrite(t *testing.T) {
 			calls := 0
 			_, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, func(cur Object) (Object, error) {
 				if calls++; calls == 1 {
-					if _, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, setData("other")); err != nil {
+					if err := overtake(r, k); err != nil {
 						return nil, err
 					}
 				}
@@ -81,7 +86,7 @@ func TestReadModifyWrite(t *testing.T) {
 			var given []Object
 			_, err := r.UpdateFrom(ctx, k, "v1", "default", "cm", func() (Object, error) {
 				if len(given) == 0 {
-					if _, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, setData("other")); err != nil {
+					if err := overtake(r, k); err != nil {
 						return nil, err
 					}
 				}
@@ -97,7 +102,7 @@ func TestReadModifyWrite(t *testing.T) {
 			calls := 0
 			_, err := r.MutateReading(ctx, k, "v1", "default", "cm", WriteOptions{}, func(cur Object) (Object, error) {
 				if calls++; calls == 1 {
-					if _, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, setData("other")); err != nil {
+					if err := overtake(r, k); err != nil {
 						return nil, err
 					}
 				}
@@ -115,7 +120,7 @@ func TestReadModifyWrite(t *testing.T) {
 			calls := 0
 			_, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, func(cur Object) (Object, error) {
 				if calls++; calls == 1 {
-					if _, err := r.Mutate(ctx, k, "v1", "default", "cm", WriteOptions{}, setData("other")); err != nil {
+					if err := overtake(r, k); err != nil {
 						return nil, err
 					}
 				}
