@@ -134,6 +134,19 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 		}
 	}
 
+	// A create that brings no entries: the writer owns every field of the
+	// object, which one walk of it against the schema names (createFields)
+	// without building, comparing and converting field sets.
+	if create && len(entries) == 0 {
+		if fields, ok := m.createFields(out); ok {
+			if len(fields) > 0 {
+				self := m.updateEntry(manager, nil)
+				outMeta["managedFields"] = []any{entryObject(&self, fields)}
+			}
+			return out, true
+		}
+	}
+
 	// live's managedFields only ever show in the comparison as removed, and
 	// no set owns them: when they are a list the library would read (and
 	// so the schema accepts), they are left out of the typed value.
@@ -197,12 +210,7 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 		cur = cur.Difference(stripSet)
 	}
 	if !cur.Empty() {
-		now := m.now().UTC()
-		self := mfEntry{manager: manager, operation: "Update", apiVersion: m.gv,
-			time: now.Format(time.RFC3339), seconds: now.Unix(), set: cur}
-		if self.manager == "" {
-			self.manager = "unknown"
-		}
+		self := m.updateEntry(manager, cur)
 		found := false
 		for i := range entries {
 			if entries[i].sameManager(&self) {
@@ -235,6 +243,16 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	}
 	outMeta["managedFields"] = list
 	return out, true
+}
+
+// updateEntry is manager's Update entry of set, stamped now.
+func (m *Manager) updateEntry(manager string, set *fieldpath.Set) mfEntry {
+	now := m.now().UTC()
+	if manager == "" {
+		manager = "unknown"
+	}
+	return mfEntry{manager: manager, operation: "Update", apiVersion: m.gv,
+		time: now.Format(time.RFC3339), seconds: now.Unix(), set: set}
 }
 
 // encodeEntries is the managedFields list the library's encoding gives for
@@ -538,6 +556,11 @@ func encodeEntry(e *mfEntry) (map[string]any, bool) {
 	if !ok {
 		return nil, false
 	}
+	return entryObject(e, fields), true
+}
+
+// entryObject is e in the object with fields, its set's fieldsV1.
+func entryObject(e *mfEntry, fields map[string]any) map[string]any {
 	out := map[string]any{"operation": e.operation, "apiVersion": e.apiVersion, "fieldsType": "FieldsV1", "fieldsV1": fields}
 	if e.manager != "" {
 		out["manager"] = e.manager
@@ -548,7 +571,7 @@ func encodeEntry(e *mfEntry) (map[string]any, bool) {
 	if e.subresource != "" {
 		out["subresource"] = e.subresource
 	}
-	return out, true
+	return out
 }
 
 // setToFields is s's FieldsV1 JSON decoded into map[string]any: members as
