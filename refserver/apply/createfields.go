@@ -102,3 +102,104 @@ func scalarFits(s *schema.Schema, tr schema.TypeRef, v any) bool {
 	}
 	return ok
 }
+
+// An update whose object has one entry, the writer's own Update entry,
+// owning exactly the fields of live (as the writer's create left it, and
+// each of its updates since): the typed path takes from the entry what the
+// write removed and gives the writer what it added or changed, which leaves
+// it owning exactly the fields of the object written, stamped now if the
+// write added or changed a field outside the server's metadata (else the
+// entry keeps its time), and no entry if the object has no such field. With
+// createFields that is one walk of each object and one of the entry.
+
+// soleOwnerUpdate is the managedFields of such an update (nil for none):
+// e is the only entry, decoded from decoded, which must be live's own list.
+// ok false declines.
+func (m *Manager) soleOwnerUpdate(live, liveMeta map[string]any, decoded []any, out map[string]any, e *mfEntry, manager string) ([]any, bool) {
+	if manager == "" {
+		manager = "unknown"
+	}
+	self := mfEntry{manager: manager, operation: "Update", apiVersion: m.gv}
+	liveList, _ := liveMeta["managedFields"].([]any)
+	if e.fields == nil || !e.sameManager(&self) || !sameList(liveList, decoded) {
+		return nil, false
+	}
+	owned, ok := m.createFields(withoutManagedFields(live, liveMeta))
+	if !ok || !sameFields(e.fields, owned) {
+		return nil, false
+	}
+	fields, ok := m.createFields(out)
+	if !ok {
+		return nil, false
+	}
+	if len(fields) == 0 {
+		return nil, true
+	}
+	kept := *e
+	if changedOutside(live, out, stripSet) {
+		kept = m.updateEntry(manager, nil)
+	}
+	return []any{entryObject(&kept, fields)}, true
+}
+
+// sameFields reports whether two fieldsV1 maps are equal.
+func sameFields(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, av := range a {
+		am, _ := av.(map[string]any)
+		bm, ok := b[k].(map[string]any)
+		if !ok || am == nil || !sameFields(am, bm) {
+			return false
+		}
+	}
+	return true
+}
+
+// changedOutside reports whether going from l to n adds a field or changes
+// a scalar (structured-merge-diff's comparison: a value of another type is
+// a change, numbers compare as numbers) anywhere but at a member of strip.
+// Both are objects createFields accepted.
+func changedOutside(l, n map[string]any, strip *fieldpath.Set) bool {
+	for k, nv := range n {
+		member, below := true, (*fieldpath.Set)(nil)
+		if strip != nil {
+			name := k
+			pe := fieldpath.PathElement{FieldName: &name}
+			member = !strip.Members.Has(pe)
+			below, _ = strip.Children.Get(pe)
+		}
+		lv, inLive := l[k]
+		if nm, isMap := nv.(map[string]any); isMap {
+			lm, wasMap := lv.(map[string]any)
+			if member && (!inLive || !wasMap) {
+				return true
+			}
+			if changedOutside(lm, nm, below) {
+				return true
+			}
+			continue
+		}
+		if member && (!inLive || !sameScalar(lv, nv)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameScalar is structured-merge-diff's equality of two JSON scalars.
+func sameScalar(a, b any) bool {
+	af, aFloat := a.(float64)
+	bf, bFloat := b.(float64)
+	if aFloat || bFloat {
+		if ai, ok := a.(int64); ok {
+			af, aFloat = float64(ai), true
+		}
+		if bi, ok := b.(int64); ok {
+			bf, bFloat = float64(bi), true
+		}
+		return aFloat && bFloat && af == bf
+	}
+	return a == b // int64, string, bool: equal only to the same type
+}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
@@ -101,5 +103,130 @@ func TestCreateFieldsGenerated(t *testing.T) {
 	}
 	if answered < 1000 {
 		t.Fatalf("createFields answered for only %d of 2,000 generated objects", answered)
+	}
+}
+
+// TestSoleOwnerUpdateGenerated: 2,000 updates of generated objects written
+// before by a Manager whose clock is in 2020 (so a kept entry keeps that
+// time, and a stamped one is "now"), by the same writer or another, to a new
+// object, the same one, or the same one less a field: the fast path equals
+// the library wherever it answers, and the sole-owner walk answers for over
+// 600 (the others: another writer, a list in the object, an object the
+// schema refuses).
+func TestSoleOwnerUpdateGenerated(t *testing.T) {
+	kinds := fuzzKinds(t)
+	past := map[*Manager]*Manager{}
+	for i := range kinds {
+		p := managerFor(t, map[string]string{"v1": "ConfigMap", "fc.example.com/v1": "widget", "x.example.com/v1": "deduced"}[kinds[i].apiVersion])
+		p.clock = func() time.Time { return time.Date(2020, 5, 6, 7, 8, 9, 0, time.UTC) }
+		past[kinds[i].m] = p
+	}
+	rng := rand.New(rand.NewPCG(29, 6))
+	var sole, kept int
+	for range 2000 {
+		b := make([]byte, 96)
+		for j := range b {
+			b[j] = byte(rng.Uint32())
+		}
+		in := &fuzzBytes{b: b}
+		k := &kinds[in.pick(len(kinds))]
+		live, err := past[k.m].Update(nil, k.object(in), "w")
+		if err != nil {
+			continue // an object the schema refuses
+		}
+		liveMeta := live["metadata"].(map[string]any)
+		liveMeta["uid"] = "u-1"
+		var updated map[string]any
+		switch in.pick(3) {
+		case 0: // the same object
+			updated = jsonCopy(live).(map[string]any)
+		case 1: // the same object less a top-level field or label
+			updated = jsonCopy(live).(map[string]any)
+			for _, key := range []string{"data", "spec", "status"} {
+				if _, ok := updated[key]; ok && in.pick(2) == 0 {
+					delete(updated, key)
+					break
+				}
+			}
+			if labels, ok := updated["metadata"].(map[string]any)["labels"].(map[string]any); ok {
+				delete(labels, "x")
+			}
+		default:
+			updated = k.object(in)
+		}
+		md := updated["metadata"].(map[string]any)
+		md["uid"] = "u-1"
+		if mf, ok := liveMeta["managedFields"]; ok {
+			md["managedFields"] = mf // the registry hands live's list on
+		}
+		manager := []string{"w", "w", "w", "other"}[in.pick(4)]
+		answered := false
+		k.m.walked = func(which string) { answered = which == "sole owner" }
+		if !differ(t, k.m, live, updated, manager) {
+			continue
+		}
+		if answered {
+			sole++
+			if out, _ := k.m.fastUpdate(live, updated, manager); strings.Contains(dump(out), "2020-05-06") {
+				kept++
+			}
+		}
+	}
+	for i := range kinds {
+		kinds[i].m.walked = nil
+	}
+	if sole < 600 || kept < 100 {
+		t.Fatalf("the sole-owner walk answered %d of 2,000 updates (%d keeping the entry's time); want over 600 (100)", sole, kept)
+	}
+}
+
+// TestSoleOwnerUpdate: updates by the writer that created the object, each
+// answered by the sole-owner walk and equal to the library, the entry's time
+// kept (2020) or stamped now as the case says.
+func TestSoleOwnerUpdate(t *testing.T) {
+	ms := managerSet{}
+	pastOf := managerSet{}
+	thing := func(spec string) string {
+		return `{"apiVersion":"x.example.com/v1","kind":"Thing","metadata":{"name":"t","namespace":"d"},"spec":` + spec + `}`
+	}
+	cases := []struct {
+		name, kind, before, after string
+		stamped                   bool
+	}{
+		{"no change", "", cm("", `{"a":"1"}`), cm("", `{"a":"1"}`), false},
+		{"a value changed", "", cm("", `{"a":"1"}`), cm("", `{"a":"2"}`), true},
+		{"a key added", "", cm("", `{"a":"1"}`), cm("", `{"a":"1","b":"2"}`), true},
+		{"a key removed", "", cm("", `{"a":"1","b":"2"}`), cm("", `{"a":"1"}`), false},
+		{"every field removed", "", cm("", `{"a":"1"}`), `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"d","uid":"u-1"}}`, false},
+		{"a label added", "", cm(`"labels":{"x":"1"}`, `{"a":"1"}`), cm(`"labels":{"x":"1","y":"2"}`, `{"a":"1"}`), true},
+		{"server metadata changed only", "", cm(`"generation":1`, `{"a":"1"}`), cm(`"generation":2`, `{"a":"1"}`), false},
+		{"a scalar becomes an empty map", "deduced", thing(`{"s":"x"}`), thing(`{"s":{}}`), true},
+		{"a map becomes a scalar", "deduced", thing(`{"s":{"a":"b"}}`), thing(`{"s":"x"}`), true},
+		{"an integer becomes the same float", "deduced", thing(`{"s":2}`), thing(`{"s":2.5}`), true},
+		{"a number becomes a string", "deduced", thing(`{"s":2}`), thing(`{"s":"2"}`), true},
+		{"an empty map stays empty", "deduced", thing(`{"s":{}}`), thing(`{"s":{}}`), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := ms.of(t, c.kind)
+			past := pastOf.of(t, c.kind)
+			past.clock = func() time.Time { return time.Date(2020, 5, 6, 7, 8, 9, 0, time.UTC) }
+			live, err := past.Update(nil, decode(t, c.before, true), "w")
+			if err != nil {
+				t.Fatal(err)
+			}
+			updated := decode(t, c.after, true)
+			updated["metadata"].(map[string]any)["managedFields"] = live["metadata"].(map[string]any)["managedFields"]
+			answered := false
+			m.walked = func(which string) { answered = which == "sole owner" }
+			defer func() { m.walked = nil }()
+			if !differ(t, m, live, updated, "w") || !answered {
+				t.Fatal("the sole-owner walk did not answer")
+			}
+			out, _ := m.fastUpdate(live, updated, "w")
+			if kept := strings.Contains(dump(out), "2020-05-06"); kept == c.stamped && strings.Contains(dump(out), "managedFields") {
+				t.Fatalf("entry time kept %v, want %v: %s", kept, !c.stamped, dump(out))
+			}
+		})
 	}
 }

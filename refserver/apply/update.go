@@ -49,6 +49,7 @@ type mfEntry struct {
 	time                                        string // canonical RFC3339 UTC, "" for none
 	seconds                                     int64
 	set                                         *fieldpath.Set
+	fields                                      map[string]any // the fieldsV1 set came from, if decoded
 }
 
 func (e *mfEntry) sameManager(o *mfEntry) bool {
@@ -134,6 +135,18 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 		}
 	}
 
+	// An update by the one writer that owns every field of live, as its
+	// create (and its updates since) left it: it owns every field written.
+	if !create && len(entries) == 1 {
+		if list, ok := m.soleOwnerUpdate(live, liveMeta, decoded, out, &entries[0], manager); ok {
+			if list != nil {
+				outMeta["managedFields"] = list
+			}
+			m.heard("sole owner")
+			return out, true
+		}
+	}
+
 	// A create that brings no entries: the writer owns every field of the
 	// object, which one walk of it against the schema names (createFields)
 	// without building, comparing and converting field sets.
@@ -143,6 +156,7 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 				self := m.updateEntry(manager, nil)
 				outMeta["managedFields"] = []any{entryObject(&self, fields)}
 			}
+			m.heard("create")
 			return out, true
 		}
 	}
@@ -243,6 +257,12 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	}
 	outMeta["managedFields"] = list
 	return out, true
+}
+
+func (m *Manager) heard(which string) {
+	if m.walked != nil {
+		m.walked(which)
+	}
 }
 
 // updateEntry is manager's Update entry of set, stamped now.
@@ -483,7 +503,7 @@ func (m *Manager) decodeEntries(list []any) ([]mfEntry, bool) {
 		if !ok {
 			return nil, false
 		}
-		e.set = set
+		e.set, e.fields = set, fields
 		for i := range entries {
 			if entries[i].sameManager(&e) {
 				return nil, false

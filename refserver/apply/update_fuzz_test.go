@@ -9,12 +9,18 @@ import (
 type fuzzBytes struct{ b []byte }
 
 // live is the object written before, absent one time in absentOneIn: one
-// of k's objects, with managedFields drawn for it.
+// of k's objects, with managedFields drawn for it, or (one time in four) as
+// the library's create by one of the fuzzers' managers leaves it.
 func (f *fuzzBytes) live(k *fuzzKind, absentOneIn int) map[string]any {
 	if f.pick(absentOneIn) == 0 {
 		return nil
 	}
 	live := k.object(f)
+	if f.pick(4) == 0 {
+		if created, err := k.m.libraryUpdate(nil, live, []string{"m1", "w", ""}[f.pick(3)]); err == nil {
+			return created
+		}
+	}
 	if mf := f.managedFields(k); len(mf) > 0 || f.pick(4) == 0 {
 		live["metadata"].(map[string]any)["managedFields"] = mf
 	}
