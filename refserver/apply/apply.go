@@ -73,8 +73,9 @@ type Manager struct {
 	// prunes, when set (tests), hears whether the Apply fast path skipped
 	// pruning an applier's earlier fields.
 	prunes func(skipped bool)
-	// walked, when set (tests), hears which of the Update fast path's walks
-	// of the objects answered: "create" or "sole owner" (createfields.go).
+	// walked, when set (tests), hears which of the fast paths' walks of
+	// the objects answered: "create", "sole owner" (createfields.go) or
+	// "first apply" (applyfirst.go).
 	walked func(which string)
 
 	empty struct { // emptyTyped's

@@ -112,6 +112,14 @@ func (m *Manager) fastApply(live, applied map[string]any, manager string, force 
 		}
 	}
 
+	// An applier's first apply to a tracked object of maps and scalars.
+	if len(entries) > 0 {
+		if out, ok := m.firstApply(live, applied, entries, manager); ok {
+			m.heard("first apply")
+			return out, true
+		}
+	}
+
 	// The typed values: the patch refuses duplicates, live allows them.
 	patchTyped, err := m.tc.ObjectToTyped(&unstructured.Unstructured{Object: applied})
 	if err != nil {

@@ -24,21 +24,40 @@ func (m *Manager) createFields(obj map[string]any) (map[string]any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return mapFields(empty.Schema(), empty.TypeRef(), obj, stripSet)
+	return mapFields(empty.Schema(), empty.TypeRef(), obj, stripSet, everyField)
 }
 
-// mapFields is the fieldsV1 of the map obj of type tr: each key a member
-// ({}), a map's with its own fields below and "." for being a member too,
-// except members of strip (the paths below obj that no entry records).
-func mapFields(s *schema.Schema, tr schema.TypeRef, obj map[string]any, strip *fieldpath.Set) (map[string]any, bool) {
+// fieldsMode is which fields of an object a walk lists as members.
+type fieldsMode int
+
+const (
+	// everyField: every field, and every map holding one (a create's, or
+	// an update's, entry: a comparison with the empty object lists them).
+	everyField fieldsMode = iota
+	// fieldSetFields: what structured-merge-diff's ToFieldSet lists, the
+	// scalars, the empty maps and every entry of a map that is not a
+	// struct (an applier's entry: its configuration's field set).
+	fieldSetFields
+	// checkOnly: none; the walk only checks the object.
+	checkOnly
+)
+
+// mapFields is the fieldsV1 of the map obj of type tr, its members chosen
+// by mode: a member is {}, or its fields below with "." added, except
+// members of strip (the paths below obj that no entry records).
+func mapFields(s *schema.Schema, tr schema.TypeRef, obj map[string]any, strip *fieldpath.Set, mode fieldsMode) (map[string]any, bool) {
 	a, ok := s.Resolve(tr)
 	if !ok || a.Map == nil || a.Map.ElementRelationship == schema.Atomic {
 		return nil, false
 	}
-	out := make(map[string]any, len(obj))
+	var out map[string]any
+	if mode != checkOnly {
+		out = make(map[string]any, len(obj))
+	}
 	for k, v := range obj {
 		vt := a.Map.ElementType
-		if f, declared := a.Map.FindField(k); declared {
+		f, declared := a.Map.FindField(k)
+		if declared {
 			vt = f.Type
 		} else if vt == (schema.TypeRef{}) {
 			return nil, false // a field the schema does not declare
@@ -52,9 +71,15 @@ func mapFields(s *schema.Schema, tr schema.TypeRef, obj map[string]any, strip *f
 		}
 		switch v := v.(type) {
 		case map[string]any:
-			c, ok := mapFields(s, vt, v, below)
+			c, ok := mapFields(s, vt, v, below, mode)
 			if !ok {
 				return nil, false
+			}
+			if mode == checkOnly {
+				continue
+			}
+			if mode == fieldSetFields {
+				member = member && (len(v) == 0 || !declared)
 			}
 			if member && len(c) > 0 {
 				c["."] = map[string]any{}
@@ -66,7 +91,7 @@ func mapFields(s *schema.Schema, tr schema.TypeRef, obj map[string]any, strip *f
 			if !scalarFits(s, vt, v) {
 				return nil, false
 			}
-			if member {
+			if member && mode != checkOnly {
 				out["f:"+k] = map[string]any{}
 			}
 		default: // a list, a null, or not a JSON value

@@ -49,7 +49,9 @@ type mfEntry struct {
 	time                                        string // canonical RFC3339 UTC, "" for none
 	seconds                                     int64
 	set                                         *fieldpath.Set
-	fields                                      map[string]any // the fieldsV1 set came from, if decoded
+	// fields is the fieldsV1 set was decoded from, or, for an entry built
+	// without a set (set nil), its fieldsV1.
+	fields map[string]any
 }
 
 func (e *mfEntry) sameManager(o *mfEntry) bool {
@@ -572,6 +574,9 @@ func readFields(fields map[string]any) (children *fieldpath.Set, isMember, ok bo
 // encodeEntry is the entry as the library's encoding and SetManagedFields
 // leave it in the object.
 func encodeEntry(e *mfEntry) (map[string]any, bool) {
+	if e.set == nil {
+		return entryObject(e, e.fields), true
+	}
 	fields, ok := setToFields(e.set)
 	if !ok {
 		return nil, false

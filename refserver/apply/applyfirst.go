@@ -1,0 +1,156 @@
+package apply
+
+import (
+	"time"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// An applier's first apply to an object other managers track, both made of
+// maps and scalars: merge.Updater.Apply merges the configuration into live
+// (a configuration's map merges into live's, its scalars replace live's),
+// has nothing of the applier's to prune, finds a conflict wherever another
+// manager owns a field the merge added or changed, and else leaves every
+// other entry as it was and gives the applier its configuration's field
+// set (ToFieldSet). firstApply computes that in walks of the two objects
+// and declines (ok false) wherever the library would take a rule it does
+// not model: a conflict (the library's 409, or with force its transfer of
+// ownership), a value changing type, a list, a null, an atomic map, a value
+// the schema refuses, an entry the schema would reconcile.
+
+// firstApply is the object fastApply answers for such an apply of applied
+// to live (both normalised, live without managedFields; entries live's, at
+// least one).
+func (m *Manager) firstApply(live, applied map[string]any, entries []mfEntry, manager string) (map[string]any, bool) {
+	self := mfEntry{manager: manager, operation: "Apply", apiVersion: m.gv}
+	if self.manager == "" {
+		self.manager = "unknown"
+	}
+	for i := range entries {
+		if entries[i].sameManager(&self) {
+			return nil, false
+		}
+	}
+	empty, err := m.emptyTyped()
+	if err != nil {
+		return nil, false
+	}
+	s, tr := empty.Schema(), empty.TypeRef()
+	if _, ok := mapFields(s, tr, live, nil, checkOnly); !ok {
+		return nil, false
+	}
+	// The updater reconciles each entry with the schema (which is all the
+	// reconciling reads of live's typed value): declined if that changes it.
+	for i := range entries {
+		if r, err := typed.ReconcileFieldSetWithSchema(entries[i].set, empty); err != nil || r != nil {
+			return nil, false
+		}
+	}
+	fields, ok := mapFields(s, tr, applied, stripSet, fieldSetFields)
+	if !ok {
+		return nil, false
+	}
+	changed := &fieldpath.Set{}
+	merged, ok := mergeApplied(live, applied, nil, changed)
+	if !ok {
+		return nil, false
+	}
+	kept := make([]mfEntry, 0, len(entries)+1)
+	for _, e := range entries {
+		if !e.set.Intersection(changed).Empty() {
+			return nil, false // a conflict
+		}
+		if !e.set.Empty() { // the updater drops an empty entry
+			kept = append(kept, e)
+		}
+	}
+	obj := live
+	if !changed.Empty() {
+		obj = merged
+	}
+	if len(fields) > 0 {
+		e := self
+		e.fields = fields
+		if !changed.Empty() { // stamped when the object changed
+			now := m.now().UTC()
+			e.time, e.seconds = now.Format(time.RFC3339), now.Unix()
+		}
+		kept = append(kept, e)
+	}
+	out := make(map[string]any, len(obj)+1)
+	for k, v := range obj {
+		out[k] = v
+	}
+	if len(kept) == 0 {
+		return out, true
+	}
+	list, ok := encodeEntries(kept)
+	if !ok {
+		return nil, false
+	}
+	md := map[string]any{}
+	if raw, ok := out["metadata"].(map[string]any); ok {
+		md = make(map[string]any, len(raw)+1)
+		for k, v := range raw {
+			md[k] = v
+		}
+	}
+	md["managedFields"] = list
+	out["metadata"] = md
+	return out, true
+}
+
+// mergeApplied is applied merged into live (the maps at path), and adds to
+// changed what structured-merge-diff's comparison of live with the result
+// finds added or modified: each new field and every field below it, each
+// scalar now unequal. Neither input is modified; the result shares what
+// did not change. A value of another type than live's declines.
+func mergeApplied(live, applied map[string]any, path fieldpath.Path, changed *fieldpath.Set) (map[string]any, bool) {
+	out := make(map[string]any, len(live)+len(applied))
+	for k, v := range live {
+		out[k] = v
+	}
+	for k, av := range applied {
+		name := k
+		p := append(path[:len(path):len(path)], fieldpath.PathElement{FieldName: &name})
+		lv, inLive := live[k]
+		out[k] = av
+		am, isMap := av.(map[string]any)
+		switch {
+		case !inLive:
+			insertAll(changed, p, av)
+		case isMap:
+			lm, wasMap := lv.(map[string]any)
+			if !wasMap {
+				return nil, false
+			}
+			if len(lm) == 0 && len(am) == 0 {
+				continue // equal
+			}
+			m, ok := mergeApplied(lm, am, p, changed)
+			if !ok {
+				return nil, false
+			}
+			out[k] = m
+		default:
+			if _, wasMap := lv.(map[string]any); wasMap {
+				return nil, false
+			}
+			if !sameScalar(lv, av) {
+				changed.Insert(p)
+			}
+		}
+	}
+	return out, true
+}
+
+// insertAll adds p and, for a map, every path below it.
+func insertAll(set *fieldpath.Set, p fieldpath.Path, v any) {
+	set.Insert(p)
+	m, _ := v.(map[string]any)
+	for k, c := range m {
+		name := k
+		insertAll(set, append(p[:len(p):len(p)], fieldpath.PathElement{FieldName: &name}), c)
+	}
+}
