@@ -74,8 +74,8 @@ type Manager struct {
 	// pruning an applier's earlier fields.
 	prunes func(skipped bool)
 	// walked, when set (tests), hears which of the fast paths' walks of
-	// the objects answered: "create", "sole owner" (createfields.go) or
-	// "first apply" (applyfirst.go).
+	// the objects answered: "create", "sole owner" (createfields.go),
+	// "first apply" or "unchanged re-apply" (applyplain.go).
 	walked func(which string)
 
 	empty struct { // emptyTyped's

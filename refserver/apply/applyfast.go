@@ -112,10 +112,11 @@ func (m *Manager) fastApply(live, applied map[string]any, manager string, force 
 		}
 	}
 
-	// An applier's first apply to a tracked object of maps and scalars.
+	// An applier's first apply to a tracked object of maps and scalars, or
+	// its unchanged re-apply (applyplain.go).
 	if len(entries) > 0 {
-		if out, ok := m.firstApply(live, applied, entries, manager); ok {
-			m.heard("first apply")
+		if out, which, ok := m.plainApply(live, applied, entries, manager); ok {
+			m.heard(which)
 			return out, true
 		}
 	}

@@ -389,33 +389,35 @@ func TestApplyFastPathConcurrent(t *testing.T) {
 // TestApplyPruneSkip: pruning an applier's earlier fields is skipped where
 // it provably changes nothing (every field nobody owns lies apart from what
 // the applier applied before) and run everywhere else; either way the
-// result is the library's.
+// result is the library's. An unchanged re-apply is answered before either,
+// by plainApply.
 func TestApplyPruneSkip(t *testing.T) {
 	loaded := cm(`"labels":{"load":"apiconform"},`+mfs(upd("apiconform", `{"f:data":{".":{},"f:index":{},"f:payload":{}},"f:metadata":{"f:labels":{".":{},"f:load":{}}}}`),
 		app("kubectl", `{"f:data":{"f:applied":{}}}`)), `{"index":"3","payload":"p","applied":"3"}`)
 	for _, c := range []struct {
 		name, live, applied string
-		skipped             bool
+		want                string // "skipped", "pruned" or "unchanged re-apply"
 	}{
-		{"a re-apply of data, changed", loaded, acm("", `{"applied":"4"}`), true},
-		{"a re-apply of data, unchanged", loaded, acm("", `{"applied":"3"}`), true},
-		{"a re-apply adding labels", loaded, acm(`"labels":{"x":"1"}`, `{"applied":"3"}`), true},
-		{"the applier drops a field it alone owned", loaded, acm("", `{"other":"1"}`), false},
+		{"a re-apply of data, changed", loaded, acm("", `{"applied":"4"}`), "skipped"},
+		{"a re-apply of data, unchanged", loaded, acm("", `{"applied":"3"}`), "unchanged re-apply"},
+		{"a re-apply adding labels", loaded, acm(`"labels":{"x":"1"}`, `{"applied":"3"}`), "skipped"},
+		{"the applier drops a field it alone owned", loaded, acm("", `{"other":"1"}`), "pruned"},
 		{"the applier drops a field another manager shares", cm(mfs(upd("e", `{"f:data":{"f:a":{}}}`), app("kubectl", `{"f:data":{"f:a":{},"f:b":{}}}`)), `{"a":"1","b":"2"}`),
-			acm("", `{"b":"2"}`), true},
+			acm("", `{"b":"2"}`), "skipped"},
 		{"the applier applied labels: metadata holds fields nobody owns", cm(`"labels":{"x":"1"},`+mfs(app("kubectl", `{"f:metadata":{"f:labels":{"f:x":{}}}}`)), `{}`),
-			acm(`"labels":{"x":"2"}`, ""), false},
-		{"a data key nobody owns", cm(mfs(app("kubectl", `{"f:data":{"f:a":{}}}`)), `{"a":"1","z":"0"}`), acm("", `{"a":"2"}`), false},
+			acm(`"labels":{"x":"2"}`, ""), "pruned"},
+		{"a data key nobody owns", cm(mfs(app("kubectl", `{"f:data":{"f:a":{}}}`)), `{"a":"1","z":"0"}`), acm("", `{"a":"2"}`), "pruned"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := managerFor(t, "ConfigMap")
-			var heard []bool
-			m.prunes = func(skipped bool) { heard = append(heard, skipped) }
+			var heard []string
+			m.prunes = func(skipped bool) { heard = append(heard, map[bool]string{true: "skipped", false: "pruned"}[skipped]) }
+			m.walked = func(which string) { heard = append(heard, which) }
 			if !differApply(t, m, decode(t, c.live, false), decode(t, c.applied, false), "kubectl", false).answered {
 				t.Fatal("the fast path declined")
 			}
-			if len(heard) == 0 || heard[0] != c.skipped {
-				t.Fatalf("skipped %v, want %v", heard, c.skipped)
+			if len(heard) == 0 || heard[0] != c.want {
+				t.Fatalf("heard %v, want %v", heard, c.want)
 			}
 		})
 	}

@@ -13,53 +13,69 @@ import (
 // has nothing of the applier's to prune, finds a conflict wherever another
 // manager owns a field the merge added or changed, and else leaves every
 // other entry as it was and gives the applier its configuration's field
-// set (ToFieldSet). firstApply computes that in walks of the two objects
+// set (ToFieldSet). plainApply computes that in walks of the two objects
 // and declines (ok false) wherever the library would take a rule it does
 // not model: a conflict (the library's 409, or with force its transfer of
 // ownership), a value changing type, a list, a null, an atomic map, a value
 // the schema refuses, an entry the schema would reconcile.
+//
+// The applier's apply of the configuration it applied last time (its entry
+// holds exactly that configuration's field set) to an object the merge
+// does not change is the other case taken here, as controllers apply on
+// every pass: the updater's prune then removes only what the applier owned
+// and owns again, and adds it back, so object and entries stay as they were.
 
-// firstApply is the object fastApply answers for such an apply of applied
+// plainApply is the object fastApply answers for such an apply of applied
 // to live (both normalised, live without managedFields; entries live's, at
-// least one).
-func (m *Manager) firstApply(live, applied map[string]any, entries []mfEntry, manager string) (map[string]any, bool) {
+// least one), and which case it was: "first apply" or "unchanged re-apply".
+func (m *Manager) plainApply(live, applied map[string]any, entries []mfEntry, manager string) (map[string]any, string, bool) {
 	self := mfEntry{manager: manager, operation: "Apply", apiVersion: m.gv}
 	if self.manager == "" {
 		self.manager = "unknown"
 	}
+	own := -1
 	for i := range entries {
 		if entries[i].sameManager(&self) {
-			return nil, false
+			own = i
 		}
+	}
+	// The merge first: it is what most often declines (an applier's
+	// changed configuration), and costs least.
+	changed := &fieldpath.Set{}
+	merged, ok := mergeApplied(live, applied, nil, changed)
+	if !ok || own >= 0 && !changed.Empty() {
+		return nil, "", false
 	}
 	empty, err := m.emptyTyped()
 	if err != nil {
-		return nil, false
+		return nil, "", false
 	}
 	s, tr := empty.Schema(), empty.TypeRef()
 	if _, ok := mapFields(s, tr, live, nil, checkOnly); !ok {
-		return nil, false
+		return nil, "", false
 	}
 	// The updater reconciles each entry with the schema (which is all the
 	// reconciling reads of live's typed value): declined if that changes it.
 	for i := range entries {
 		if r, err := typed.ReconcileFieldSetWithSchema(entries[i].set, empty); err != nil || r != nil {
-			return nil, false
+			return nil, "", false
 		}
 	}
 	fields, ok := mapFields(s, tr, applied, stripSet, fieldSetFields)
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
-	changed := &fieldpath.Set{}
-	merged, ok := mergeApplied(live, applied, nil, changed)
-	if !ok {
-		return nil, false
+	which := "first apply"
+	if own >= 0 {
+		if e := &entries[own]; e.fields == nil || !sameFields(e.fields, fields) {
+			return nil, "", false
+		}
+		which = "unchanged re-apply"
 	}
 	kept := make([]mfEntry, 0, len(entries)+1)
-	for _, e := range entries {
-		if !e.set.Intersection(changed).Empty() {
-			return nil, false // a conflict
+	for i, e := range entries {
+		if i != own && !e.set.Intersection(changed).Empty() {
+			return nil, "", false // a conflict
 		}
 		if !e.set.Empty() { // the updater drops an empty entry
 			kept = append(kept, e)
@@ -69,7 +85,7 @@ func (m *Manager) firstApply(live, applied map[string]any, entries []mfEntry, ma
 	if !changed.Empty() {
 		obj = merged
 	}
-	if len(fields) > 0 {
+	if own < 0 && len(fields) > 0 {
 		e := self
 		e.fields = fields
 		if !changed.Empty() { // stamped when the object changed
@@ -83,11 +99,11 @@ func (m *Manager) firstApply(live, applied map[string]any, entries []mfEntry, ma
 		out[k] = v
 	}
 	if len(kept) == 0 {
-		return out, true
+		return out, which, true
 	}
 	list, ok := encodeEntries(kept)
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
 	md := map[string]any{}
 	if raw, ok := out["metadata"].(map[string]any); ok {
@@ -98,14 +114,15 @@ func (m *Manager) firstApply(live, applied map[string]any, entries []mfEntry, ma
 	}
 	md["managedFields"] = list
 	out["metadata"] = md
-	return out, true
+	return out, which, true
 }
 
 // mergeApplied is applied merged into live (the maps at path), and adds to
 // changed what structured-merge-diff's comparison of live with the result
 // finds added or modified: each new field and every field below it, each
 // scalar now unequal. Neither input is modified; the result shares what
-// did not change. A value of another type than live's declines.
+// did not change. A value of another type than live's, or a list or null
+// where live has one, declines.
 func mergeApplied(live, applied map[string]any, path fieldpath.Path, changed *fieldpath.Set) (map[string]any, bool) {
 	out := make(map[string]any, len(live)+len(applied))
 	for k, v := range live {
@@ -134,6 +151,11 @@ func mergeApplied(live, applied map[string]any, path fieldpath.Path, changed *fi
 			}
 			out[k] = m
 		default:
+			switch av.(type) {
+			case string, bool, int64, float64:
+			default: // a list, a null: left to the typed path
+				return nil, false
+			}
 			if _, wasMap := lv.(map[string]any); wasMap {
 				return nil, false
 			}

@@ -70,12 +70,13 @@ func TestFirstApply(t *testing.T) {
 
 // TestFirstApplyGenerated: 2,000 first applies of generated configurations
 // (a field of the applier's own, a subset of live, a random object) to
-// generated objects another writer created: the fast path equals the
-// library wherever it answers, and the first-apply walk answers for over 600.
+// generated objects another writer created, each then applied again: the
+// fast path equals the library wherever it answers, and the walks answer
+// for over 600 of the first applies and of the repeats.
 func TestFirstApplyGenerated(t *testing.T) {
 	kinds := fuzzKinds(t)
 	rng := rand.New(rand.NewPCG(31, 7))
-	walkedN := 0
+	walkedN, reapplied := 0, 0
 	for range 2000 {
 		b := make([]byte, 96)
 		for j := range b {
@@ -111,17 +112,72 @@ func TestFirstApplyGenerated(t *testing.T) {
 			applied = k.object(in)
 			delete(applied["metadata"].(map[string]any), "uid")
 		}
-		walked := false
-		k.m.walked = func(which string) { walked = which == "first apply" }
-		got := differApply(t, k.m, live, applied, []string{"a", "a", "w"}[in.pick(3)], in.pick(4) == 0)
-		if got.answered && walked {
+		heard := ""
+		k.m.walked = func(which string) { heard = which }
+		manager := []string{"a", "a", "w"}[in.pick(3)]
+		got := differApply(t, k.m, live, applied, manager, in.pick(4) == 0)
+		if !got.answered || got.err != nil {
+			continue
+		}
+		if heard == "first apply" {
 			walkedN++
+		}
+		// The same configuration again, on what the library stored.
+		heard = ""
+		if differApply(t, k.m, got.lib, applied, manager, false).answered && heard == "unchanged re-apply" {
+			reapplied++
 		}
 	}
 	for i := range kinds {
 		kinds[i].m.walked = nil
 	}
-	if walkedN < 600 {
-		t.Fatalf("the first-apply walk answered %d of 2,000 applies; want over 600", walkedN)
+	if walkedN < 600 || reapplied < 600 {
+		t.Fatalf("of 2,000 applies and their repeats, the first-apply walk answered %d, the re-apply %d; want over 600 each", walkedN, reapplied)
+	}
+}
+
+// TestUnchangedReApply: an applier applies a configuration to an object
+// another writer created, the object may change, and the applier applies
+// again: the walk answers only when that configuration is the one it
+// applied and the merge changes nothing; the result is the library's.
+func TestUnchangedReApply(t *testing.T) {
+	ms := managerSet{}
+	cases := []struct {
+		name, live, first, between, again string
+		walked                            bool
+	}{
+		{"the same configuration", acm("", `{"a":"1"}`), acm("", `{"b":"2"}`), "", acm("", `{"b":"2"}`), true},
+		{"the same labels", acm(`"labels":{"x":"1"}`, `{"a":"1"}`), acm(`"labels":{"y":"2"}`, ""), "", acm(`"labels":{"y":"2"}`, ""), true},
+		{"the same configuration, after another writer added a field", acm("", `{"a":"1"}`), acm("", `{"b":"2"}`), `{"a":"1","b":"2","c":"3"}`, acm("", `{"b":"2"}`), true},
+		{"a value changed", acm("", `{"a":"1"}`), acm("", `{"b":"2"}`), "", acm("", `{"b":"3"}`), false},
+		{"a field dropped", acm("", `{"a":"1"}`), acm("", `{"b":"2","c":"3"}`), "", acm("", `{"b":"2"}`), false},
+		{"a field added", acm("", `{"a":"1"}`), acm("", `{"b":"2"}`), "", acm("", `{"b":"2","c":"3"}`), false},
+		{"another writer changed the applier's field since", acm("", `{"a":"1"}`), acm("", `{"b":"2"}`), `{"a":"1","b":"9"}`, acm("", `{"b":"2"}`), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := ms.of(t, "")
+			live, err := m.libraryUpdate(nil, decode(t, c.live, true), "w")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if live, err = m.libraryApply(live, decode(t, c.first, true), "a", false); err != nil {
+				t.Fatal(err)
+			}
+			if c.between != "" {
+				next := jsonCopy(live).(map[string]any)
+				next["data"] = decode(t, c.between, true)
+				if live, err = m.libraryUpdate(live, next, "w"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			walked := false
+			m.walked = func(which string) { walked = which == "unchanged re-apply" }
+			defer func() { m.walked = nil }()
+			differApply(t, m, live, decode(t, c.again, true), "a", false)
+			if walked != c.walked {
+				t.Fatalf("the re-apply walk answered %v, want %v", walked, c.walked)
+			}
+		})
 	}
 }
