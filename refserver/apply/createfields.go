@@ -149,13 +149,24 @@ func (m *Manager) soleOwnerUpdate(live, liveMeta map[string]any, decoded []any, 
 	if e.fields == nil || !e.sameManager(&self) || !sameList(liveList, decoded) {
 		return nil, false
 	}
-	owned, ok := m.createFields(withoutManagedFields(live, liveMeta))
-	if !ok || !sameFields(e.fields, owned) {
+	empty, err := m.emptyTyped()
+	if err != nil {
 		return nil, false
 	}
-	fields, ok := m.createFields(out)
-	if !ok {
+	s, tr := empty.Schema(), empty.TypeRef()
+	var key []byte
+	if !matchesFields(s, tr, withoutManagedFields(live, liveMeta), e.fields, stripSet, 0, &key) {
 		return nil, false
+	}
+	// The object written has the fields live has (a write of values
+	// only): the entry's fieldsV1, which has just matched them, is its
+	// own. Else they are listed anew.
+	fields := e.fields
+	if !matchesFields(s, tr, out, fields, stripSet, 0, &key) {
+		var ok bool
+		if fields, ok = mapFields(s, tr, out, stripSet, everyField); !ok {
+			return nil, false
+		}
 	}
 	if len(fields) == 0 {
 		return nil, true
@@ -165,6 +176,94 @@ func (m *Manager) soleOwnerUpdate(live, liveMeta map[string]any, decoded []any, 
 		kept = m.updateEntry(manager, nil)
 	}
 	return []any{entryObject(&kept, fields)}, true
+}
+
+// matchesFields reports whether fields (with extra keys besides the
+// fields', a "." or none) is what mapFields lists for obj in everyField
+// mode, checking obj against the schema on the way as mapFields does,
+// without building it. key is scratch space for the keys looked up.
+func matchesFields(s *schema.Schema, tr schema.TypeRef, obj, fields map[string]any, strip *fieldpath.Set, extra int, key *[]byte) bool {
+	a, ok := s.Resolve(tr)
+	if !ok || a.Map == nil || a.Map.ElementRelationship == schema.Atomic {
+		return false
+	}
+	matched := 0
+	for k, v := range obj {
+		vt := a.Map.ElementType
+		if f, declared := a.Map.FindField(k); declared {
+			vt = f.Type
+		} else if vt == (schema.TypeRef{}) {
+			return false
+		}
+		member, below := true, (*fieldpath.Set)(nil)
+		if strip != nil {
+			name := k
+			pe := fieldpath.PathElement{FieldName: &name}
+			member = !strip.Members.Has(pe)
+			below, _ = strip.Children.Get(pe)
+		}
+		*key = append(append((*key)[:0], "f:"...), k...)
+		got, present := fields[string(*key)]
+		node, isMap := got.(map[string]any)
+		if present && !isMap {
+			return false
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			nonEmpty := hasFields(v, below)
+			if !member && !nonEmpty { // listed nowhere, checked all the same
+				if present || !matchesFields(s, vt, v, nil, below, 0, key) {
+					return false
+				}
+				continue
+			}
+			if !present {
+				return false
+			}
+			dot := 0
+			if member && nonEmpty {
+				if d, ok := node["."].(map[string]any); !ok || len(d) != 0 {
+					return false
+				}
+				dot = 1
+			}
+			if !matchesFields(s, vt, v, node, below, dot, key) {
+				return false
+			}
+			matched++
+		case string, bool, int64, float64:
+			if !scalarFits(s, vt, v) || present != member || present && len(node) != 0 {
+				return false
+			}
+			if present {
+				matched++
+			}
+		default:
+			return false
+		}
+	}
+	return matched+extra == len(fields)
+}
+
+// hasFields reports whether mapFields lists anything for the map obj: a key
+// that is not a member of strip, or one with fields below it.
+func hasFields(obj map[string]any, strip *fieldpath.Set) bool {
+	if strip == nil {
+		return len(obj) > 0
+	}
+	for k, v := range obj {
+		name := k
+		pe := fieldpath.PathElement{FieldName: &name}
+		if !strip.Members.Has(pe) {
+			return true
+		}
+		if m, ok := v.(map[string]any); ok {
+			if below, _ := strip.Children.Get(pe); hasFields(m, below) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sameFields reports whether two fieldsV1 maps are equal.
