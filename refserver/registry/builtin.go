@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/apiconform/apiconform/refserver/apply"
@@ -94,7 +93,7 @@ func configMapKind() *Kind {
 			seen := map[string]bool{}
 			for _, f := range []string{"data", "binaryData"} {
 				for key := range mapOf(obj[f]) {
-					for _, msg := range utilvalidation.IsConfigMapKey(key) {
+					for _, msg := range configMapKeyErrors(key) {
 						errs = append(errs, field.Invalid(field.NewPath(f).Key(key), key, msg))
 					}
 					if seen[key] {
@@ -146,7 +145,7 @@ func secretKind() *Kind {
 		Validate: func(obj, old Object) field.ErrorList {
 			var errs field.ErrorList
 			for key, v := range mapOf(obj["data"]) {
-				for _, msg := range utilvalidation.IsConfigMapKey(key) {
+				for _, msg := range configMapKeyErrors(key) {
 					errs = append(errs, field.Invalid(field.NewPath("data").Key(key), key, msg))
 				}
 				if _, err := base64.StdEncoding.DecodeString(str(v)); err != nil {

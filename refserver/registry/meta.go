@@ -3,8 +3,6 @@ package registry
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/validation"
-	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -32,7 +30,12 @@ func validateMeta(k *Kind, obj, old Object) field.ErrorList {
 	} else {
 		check := k.NameValidation
 		if check == nil {
-			check = func(n string) []string { return utilvalidation.IsDNS1123Subdomain(n) }
+			check = func(n string) []string {
+				if dns1123Subdomain(n, false) {
+					return nil
+				}
+				return utilvalidation.IsDNS1123Subdomain(n)
+			}
 		}
 		for _, msg := range check(name) {
 			errs = append(errs, field.Invalid(mp.Child("name"), name, msg))
@@ -47,11 +50,11 @@ func validateMeta(k *Kind, obj, old Object) field.ErrorList {
 	}
 	if lm, ok := m["labels"].(map[string]any); ok {
 		ls, serrs := stringMap(lm, labelsPath)
-		errs = append(append(errs, serrs...), metavalidation.ValidateLabels(ls, labelsPath)...)
+		errs = append(append(errs, serrs...), validateLabels(ls, labelsPath)...)
 	}
 	if am, ok := m["annotations"].(map[string]any); ok {
 		as, serrs := stringMap(am, annotationsPath)
-		errs = append(append(errs, serrs...), validation.ValidateAnnotations(as, annotationsPath)...)
+		errs = append(append(errs, serrs...), validateAnnotations(as, annotationsPath)...)
 	}
 	for i, f := range sliceOf(m["finalizers"]) {
 		s, _ := f.(string)
