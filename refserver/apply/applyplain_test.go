@@ -1,9 +1,6 @@
 package apply
 
-import (
-	"math/rand/v2"
-	"testing"
-)
+import "testing"
 
 // TestFirstApply: first applies to objects another writer created, each
 // answered by the first-apply walk and equal to the library, or left to the
@@ -75,18 +72,13 @@ func TestFirstApply(t *testing.T) {
 // for over 600 of the first applies and of the repeats.
 func TestFirstApplyGenerated(t *testing.T) {
 	kinds := fuzzKinds(t)
-	rng := rand.New(rand.NewPCG(31, 7))
 	walkedN, reapplied := 0, 0
-	for range 2000 {
-		b := make([]byte, 96)
-		for j := range b {
-			b[j] = byte(rng.Uint32())
-		}
-		in := &fuzzBytes{b: b}
-		k := &kinds[in.pick(len(kinds))]
+	var heard string
+	hearWalks(t, kinds, &heard)
+	eachDraw(kinds, 31, 2000, 96, func(i int, in *fuzzBytes, k *fuzzKind) {
 		live, err := k.m.libraryUpdate(nil, k.object(in), []string{"w", "m1"}[in.pick(2)])
 		if err != nil {
-			continue
+			return
 		}
 		var applied map[string]any
 		switch in.pick(3) {
@@ -112,12 +104,11 @@ func TestFirstApplyGenerated(t *testing.T) {
 			applied = k.object(in)
 			delete(applied["metadata"].(map[string]any), "uid")
 		}
-		heard := ""
-		k.m.walked = func(which string) { heard = which }
+		heard = ""
 		manager := []string{"a", "a", "w"}[in.pick(3)]
 		got := differApply(t, k.m, live, applied, manager, in.pick(4) == 0)
 		if !got.answered || got.err != nil {
-			continue
+			return
 		}
 		if heard == "first apply" {
 			walkedN++
@@ -127,10 +118,7 @@ func TestFirstApplyGenerated(t *testing.T) {
 		if differApply(t, k.m, got.lib, applied, manager, false).answered && heard == "unchanged re-apply" {
 			reapplied++
 		}
-	}
-	for i := range kinds {
-		kinds[i].m.walked = nil
-	}
+	})
 	if walkedN < 600 || reapplied < 600 {
 		t.Fatalf("of 2,000 applies and their repeats, the first-apply walk answered %d, the re-apply %d; want over 600 each", walkedN, reapplied)
 	}

@@ -62,13 +62,7 @@ func mapFields(s *schema.Schema, tr schema.TypeRef, obj map[string]any, strip *f
 		} else if vt == (schema.TypeRef{}) {
 			return nil, false // a field the schema does not declare
 		}
-		member, below := true, (*fieldpath.Set)(nil)
-		if strip != nil {
-			name := k // only these lookups take the key's address
-			pe := fieldpath.PathElement{FieldName: &name}
-			member = !strip.Members.Has(pe)
-			below, _ = strip.Children.Get(pe)
-		}
+		member, below := stripped(strip, k)
 		switch v := v.(type) {
 		case map[string]any:
 			c, ok := mapFields(s, vt, v, below, mode)
@@ -134,8 +128,10 @@ func scalarFits(s *schema.Schema, tr schema.TypeRef, v any) bool {
 // write removed and gives the writer what it added or changed, which leaves
 // it owning exactly the fields of the object written, stamped now if the
 // write added or changed a field outside the server's metadata (else the
-// entry keeps its time), and no entry if the object has no such field. With
-// createFields that is one walk of each object and one of the entry.
+// entry keeps its time), and no entry if the object has no such field.
+// matchesFields checks the entry against live without listing live's
+// fields, and against the written object, whose fields are listed only
+// when they differ (a field added or removed).
 
 // soleOwnerUpdate is the managedFields of such an update (nil for none):
 // e is the only entry, decoded from decoded, which must be live's own list.
@@ -195,13 +191,7 @@ func matchesFields(s *schema.Schema, tr schema.TypeRef, obj, fields map[string]a
 		} else if vt == (schema.TypeRef{}) {
 			return false
 		}
-		member, below := true, (*fieldpath.Set)(nil)
-		if strip != nil {
-			name := k
-			pe := fieldpath.PathElement{FieldName: &name}
-			member = !strip.Members.Has(pe)
-			below, _ = strip.Children.Get(pe)
-		}
+		member, below := stripped(strip, k)
 		*key = append(append((*key)[:0], "f:"...), k...)
 		got, present := fields[string(*key)]
 		node, isMap := got.(map[string]any)
@@ -252,18 +242,27 @@ func hasFields(obj map[string]any, strip *fieldpath.Set) bool {
 		return len(obj) > 0
 	}
 	for k, v := range obj {
-		name := k
-		pe := fieldpath.PathElement{FieldName: &name}
-		if !strip.Members.Has(pe) {
+		member, below := stripped(strip, k)
+		if member {
 			return true
 		}
-		if m, ok := v.(map[string]any); ok {
-			if below, _ := strip.Children.Get(pe); hasFields(m, below) {
-				return true
-			}
+		if m, ok := v.(map[string]any); ok && hasFields(m, below) {
+			return true
 		}
 	}
 	return false
+}
+
+// stripped is whether the field k stays a member once strip (the fields
+// below an object that no entry records) is taken away, and strip's set
+// below k (nil for none).
+func stripped(strip *fieldpath.Set, k string) (member bool, below *fieldpath.Set) {
+	if strip == nil {
+		return true, nil
+	}
+	pe := fieldpath.PathElement{FieldName: &k}
+	below, _ = strip.Children.Get(pe)
+	return !strip.Members.Has(pe), below
 }
 
 // sameFields reports whether two fieldsV1 maps are equal.
@@ -287,13 +286,7 @@ func sameFields(a, b map[string]any) bool {
 // Both are objects createFields accepted.
 func changedOutside(l, n map[string]any, strip *fieldpath.Set) bool {
 	for k, nv := range n {
-		member, below := true, (*fieldpath.Set)(nil)
-		if strip != nil {
-			name := k
-			pe := fieldpath.PathElement{FieldName: &name}
-			member = !strip.Members.Has(pe)
-			below, _ = strip.Children.Get(pe)
-		}
+		member, below := stripped(strip, k)
 		lv, inLive := l[k]
 		if nm, isMap := nv.(map[string]any); isMap {
 			lm, wasMap := lv.(map[string]any)

@@ -88,19 +88,12 @@ func TestCreateFields(t *testing.T) {
 // without lists).
 func TestCreateFieldsGenerated(t *testing.T) {
 	kinds := fuzzKinds(t)
-	rng := rand.New(rand.NewPCG(23, 5))
 	answered := 0
-	for i := range 2000 {
-		b := make([]byte, 64)
-		for j := range b {
-			b[j] = byte(rng.Uint32())
-		}
-		in := &fuzzBytes{b: b}
-		k := &kinds[in.pick(len(kinds))]
+	eachDraw(kinds, 23, 2000, 64, func(i int, in *fuzzBytes, k *fuzzKind) {
 		if sameCreateFields(t, fmt.Sprintf("object %d", i), k.m, k.object(in)) {
 			answered++
 		}
-	}
+	})
 	if answered < 1000 {
 		t.Fatalf("createFields answered for only %d of 2,000 generated objects", answered)
 	}
@@ -121,18 +114,13 @@ func TestSoleOwnerUpdateGenerated(t *testing.T) {
 		p.clock = func() time.Time { return time.Date(2020, 5, 6, 7, 8, 9, 0, time.UTC) }
 		past[kinds[i].m] = p
 	}
-	rng := rand.New(rand.NewPCG(29, 6))
 	var sole, kept int
-	for range 2000 {
-		b := make([]byte, 96)
-		for j := range b {
-			b[j] = byte(rng.Uint32())
-		}
-		in := &fuzzBytes{b: b}
-		k := &kinds[in.pick(len(kinds))]
+	var heard string
+	hearWalks(t, kinds, &heard)
+	eachDraw(kinds, 29, 2000, 96, func(i int, in *fuzzBytes, k *fuzzKind) {
 		live, err := past[k.m].Update(nil, k.object(in), "w")
 		if err != nil {
-			continue // an object the schema refuses
+			return // an object the schema refuses
 		}
 		liveMeta := live["metadata"].(map[string]any)
 		liveMeta["uid"] = "u-1"
@@ -160,21 +148,17 @@ func TestSoleOwnerUpdateGenerated(t *testing.T) {
 			md["managedFields"] = mf // the registry hands live's list on
 		}
 		manager := []string{"w", "w", "w", "other"}[in.pick(4)]
-		answered := false
-		k.m.walked = func(which string) { answered = which == "sole owner" }
+		heard = ""
 		if !differ(t, k.m, live, updated, manager) {
-			continue
+			return
 		}
-		if answered {
+		if heard == "sole owner" {
 			sole++
 			if out, _ := k.m.fastUpdate(live, updated, manager); strings.Contains(dump(out), "2020-05-06") {
 				kept++
 			}
 		}
-	}
-	for i := range kinds {
-		kinds[i].m.walked = nil
-	}
+	})
 	if sole < 600 || kept < 100 {
 		t.Fatalf("the sole-owner walk answered %d of 2,000 updates (%d keeping the entry's time); want over 600 (100)", sole, kept)
 	}
@@ -237,7 +221,7 @@ func TestSoleOwnerUpdate(t *testing.T) {
 // an object mapFields refuses matches nothing, its keys' fieldsV1 included.
 func TestMatchesFields(t *testing.T) {
 	kinds := fuzzKinds(t)
-	rng := rand.New(rand.NewPCG(37, 8))
+	rng := rand.New(rand.NewPCG(37, 8)) // which node to change
 	var key []byte
 	// nodes lists every map in a fieldsV1, itself first.
 	var nodes func(f map[string]any) []map[string]any
@@ -268,13 +252,7 @@ func TestMatchesFields(t *testing.T) {
 	}
 
 	listed, refused := 0, 0
-	for i := range 2000 {
-		b := make([]byte, 64)
-		for j := range b {
-			b[j] = byte(rng.Uint32())
-		}
-		in := &fuzzBytes{b: b}
-		k := &kinds[in.pick(len(kinds))]
+	eachDraw(kinds, 37, 2000, 64, func(i int, in *fuzzBytes, k *fuzzKind) {
 		obj := k.object(in)
 		empty, err := k.m.emptyTyped()
 		if err != nil {
@@ -288,7 +266,7 @@ func TestMatchesFields(t *testing.T) {
 			if match(map[string]any{}) {
 				t.Fatalf("object %d: mapFields refuses %s, matchesFields matched it", i, dump(obj))
 			}
-			continue
+			return
 		}
 		listed++
 		if !match(want) {
@@ -336,7 +314,7 @@ func TestMatchesFields(t *testing.T) {
 			}
 			undo()
 		}
-	}
+	})
 	if listed < 1000 || refused == 0 {
 		t.Fatalf("of 2,000 generated objects %d had fields listed and %d were refused; want over 1,000 and some", listed, refused)
 	}

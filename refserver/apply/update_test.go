@@ -3,7 +3,6 @@ package apply
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -470,18 +469,11 @@ func TestAddPrefixes(t *testing.T) {
 	check("the empty set", fieldpath.NewSet())
 
 	kinds := fuzzKinds(t)
-	rng := rand.New(rand.NewPCG(17, 4))
 	checked := 0
-	for i := range 2000 {
-		b := make([]byte, 64)
-		for j := range b {
-			b[j] = byte(rng.Uint32())
-		}
-		in := &fuzzBytes{b: b}
-		k := &kinds[in.pick(len(kinds))]
+	eachDraw(kinds, 17, 2000, 64, func(i int, in *fuzzBytes, k *fuzzKind) {
 		tv, err := k.m.tc.ObjectToTyped(&unstructured.Unstructured{Object: k.object(in)}, typed.AllowDuplicates)
 		if err != nil {
-			continue // an object the schema refuses has no field set
+			return // an object the schema refuses has no field set
 		}
 		leaves, err := tv.ToFieldSet()
 		if err != nil {
@@ -489,7 +481,7 @@ func TestAddPrefixes(t *testing.T) {
 		}
 		check(fmt.Sprintf("object %d", i), leaves)
 		checked++
-	}
+	})
 	if checked < 1000 {
 		t.Fatalf("only %d of 2,000 generated objects had a field set", checked)
 	}
