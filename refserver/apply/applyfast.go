@@ -103,7 +103,7 @@ func (m *Manager) fastApply(live, applied map[string]any, manager string, force 
 			if !ok {
 				return nil, false
 			}
-			if entries, ok = m.decodeEntries(list); !ok || ownsManagedFields(entries) || ownsTypeMeta(entries) {
+			if entries, ok = m.decodeEntries(list); !ok || !withSets(entries) || ownsManagedFields(entries) || ownsTypeMeta(entries) {
 				return nil, false
 			}
 			// Both sides of the merge keep live's managedFields, which the

@@ -48,9 +48,9 @@ type mfEntry struct {
 	manager, operation, apiVersion, subresource string
 	time                                        string // canonical RFC3339 UTC, "" for none
 	seconds                                     int64
-	set                                         *fieldpath.Set
-	// fields is the fieldsV1 set was decoded from, or, for an entry built
-	// without a set (set nil), its fieldsV1.
+	// fields is the entry's fieldsV1; set is it read as a field set (by
+	// withSets), nil for an entry the walks built from fieldsV1 alone.
+	set    *fieldpath.Set
 	fields map[string]any
 }
 
@@ -147,6 +147,10 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 			m.heard("sole owner")
 			return out, true
 		}
+	}
+
+	if !withSets(entries) {
+		return nil, false
 	}
 
 	// A create that brings no entries: the writer owns every field of the
@@ -380,8 +384,8 @@ func sameList(a, b []any) bool {
 }
 
 func decodes(m *Manager, list []any) bool {
-	_, ok := m.decodeEntries(list)
-	return ok
+	entries, ok := m.decodeEntries(list)
+	return ok && withSets(entries)
 }
 
 var (
@@ -450,7 +454,8 @@ func (m *Manager) setKind(obj map[string]any) bool {
 
 // decodeEntries decodes a managedFields list the library would decode
 // without error into distinct managers at the Manager's version, with
-// times that survive its round trip; anything else declines.
+// times that survive its round trip; anything else declines. Their
+// fieldsV1 are read into sets only by withSets.
 func (m *Manager) decodeEntries(list []any) ([]mfEntry, bool) {
 	entries := make([]mfEntry, 0, len(list)+1)
 	for _, item := range list {
@@ -501,11 +506,7 @@ func (m *Manager) decodeEntries(list []any) ([]mfEntry, bool) {
 		if (e.operation != "Apply" && e.operation != "Update") || e.apiVersion != m.gv {
 			return nil, false
 		}
-		set, ok := fieldsToSet(fields)
-		if !ok {
-			return nil, false
-		}
-		e.set, e.fields = set, fields
+		e.fields = fields
 		for i := range entries {
 			if entries[i].sameManager(&e) {
 				return nil, false
@@ -514,6 +515,20 @@ func (m *Manager) decodeEntries(list []any) ([]mfEntry, bool) {
 		entries = append(entries, e)
 	}
 	return entries, true
+}
+
+// withSets reads each entry's fieldsV1 into its set, as fieldpath.Set's
+// FromJSON would; false if one would not read. decodeEntries leaves that
+// to the paths that use sets: the sole-owner walk reads the fieldsV1 alone.
+func withSets(entries []mfEntry) bool {
+	for i := range entries {
+		set, ok := fieldsToSet(entries[i].fields)
+		if !ok {
+			return false
+		}
+		entries[i].set = set
+	}
+	return true
 }
 
 // fieldsToSet reads a fieldsV1 map as fieldpath.Set's FromJSON reads its
