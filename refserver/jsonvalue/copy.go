@@ -17,6 +17,10 @@ const (
 	// PreserveInts: integral numbers are int64 and others float64, as
 	// sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts decodes.
 	PreserveInts
+	// AsWritten: every number is a json.Number holding its text, as
+	// encoding/json's Decoder with UseNumber decodes (Parse only: Copy and
+	// Stable decline it).
+	AsWritten
 )
 
 // maxExactFloat is 2^53: below it an integral float64 prints as its exact integer.
@@ -29,6 +33,9 @@ const maxExactFloat = 1 << 53
 // from 2^53 on, whose shortest decimal form may not be their exact value):
 // the caller takes the round trip then.
 func Copy(v any, numbers Numbers) (any, bool) {
+	if numbers == AsWritten {
+		return nil, false
+	}
 	switch t := v.(type) {
 	case nil, bool:
 		return t, true
@@ -94,6 +101,9 @@ func number(f float64, i int64, numbers Numbers) any {
 // and slices are not (the round trip gives null, not a typed nil), nor,
 // under PreserveInts, integral float64s (they come back as int64).
 func Stable(v any, numbers Numbers) bool {
+	if numbers == AsWritten {
+		return false
+	}
 	switch t := v.(type) {
 	case nil, bool:
 		return true

@@ -1,7 +1,10 @@
 package jsonvalue
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"testing"
@@ -22,8 +25,19 @@ func roundTrip(v any, numbers Numbers) (any, error) {
 
 // decodeByRule decodes data into out with the library of the number rule.
 func decodeByRule(data []byte, numbers Numbers, out any) error {
-	if numbers == PreserveInts {
+	switch numbers {
+	case PreserveInts:
 		return sigsjson.UnmarshalCaseSensitivePreserveInts(data, out)
+	case AsWritten:
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if err := dec.Decode(out); err != nil {
+			return err
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return fmt.Errorf("more after the value (%v)", err)
+		}
+		return nil
 	}
 	return json.Unmarshal(data, out)
 }

@@ -1,6 +1,7 @@
 package jsonvalue
 
 import (
+	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
@@ -8,7 +9,8 @@ import (
 // Parse decodes a JSON object into a map[string]any as the library of the
 // number rule does (Float64: encoding/json's Unmarshal into any; PreserveInts:
 // sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts, integral numbers
-// without a '.' or exponent as int64 when they fit) — the last of duplicate
+// without a '.' or exponent as int64 when they fit; AsWritten: encoding/json's
+// Decoder with UseNumber, every number its text) — the last of duplicate
 // keys wins, empty arrays are empty slices — in one pass and without
 // reflection. ok is false for anything else: input that is not a JSON
 // object, strings with escapes or bytes that are not UTF-8, numbers beyond
@@ -190,6 +192,12 @@ func (p *jsonParser) number() (any, bool) {
 	}
 	s := string(p.data[p.i:end])
 	p.i = end
+	if p.numbers == AsWritten {
+		// Within float64's range, as the other rules: beyond it the library
+		// takes the input (and its answer is the same).
+		_, err := strconv.ParseFloat(s, 64)
+		return json.Number(s), err == nil
+	}
 	if end == intEnd && p.numbers == PreserveInts {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return n, true

@@ -40,7 +40,7 @@ func TestParse(t *testing.T) {
 		{``, false},
 		{"{\"a\":\"\t\"}", false},
 	} {
-		for _, numbers := range []Numbers{Float64, PreserveInts} {
+		for _, numbers := range []Numbers{Float64, PreserveInts, AsWritten} {
 			got, ok := Parse([]byte(tc.in), numbers)
 			if ok != tc.ok {
 				t.Errorf("%s (numbers %d): ok %v, want %v", tc.in, numbers, ok, tc.ok)
@@ -60,13 +60,10 @@ func TestParse(t *testing.T) {
 // decodes the input without error to the same map.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{servedObject, numbersObject, `{}`, `{"a":1,"a":{"b":2}}`, `{"a":"\"b"}`} {
-		f.Add([]byte(s), false)
+		f.Add([]byte(s), uint8(0))
 	}
-	f.Fuzz(func(t *testing.T, data []byte, preserveInts bool) {
-		numbers := Float64
-		if preserveInts {
-			numbers = PreserveInts
-		}
+	f.Fuzz(func(t *testing.T, data []byte, rule uint8) {
+		numbers := []Numbers{Float64, PreserveInts, AsWritten}[rule%3]
 		got, ok := Parse(data, numbers)
 		if !ok {
 			return

@@ -181,27 +181,26 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		}
 		initDone()
 		for {
-			select {
-			case <-wctx.Done():
+			ev, ok := sw.Next()
+			if !ok {
+				if wctx.Err() != nil {
+					return // stopped, or the request ended
+				}
+				w.err = sw.Err()
+				switch {
+				case errors.Is(w.err, storage.ErrCorrupt):
+					send(errorEvent(r.storeErr(k, "", w.err)))
+				case errors.Is(w.err, storage.ErrCompacted):
+					// The bbolt store compacted history this watch had
+					// yet to replay: a 410, as kube-apiserver sends when
+					// etcd compacts a watch's history.
+					send(errorEvent(rvplan.WatchTooOld(after, r.store.CompactedRevision())))
+				}
 				return
-			case ev, ok := <-sw.Events():
-				if !ok {
-					w.err = sw.Err()
-					switch {
-					case errors.Is(w.err, storage.ErrCorrupt):
-						send(errorEvent(r.storeErr(k, "", w.err)))
-					case errors.Is(w.err, storage.ErrCompacted):
-						// The bbolt store compacted history this watch had
-						// yet to replay: a 410, as kube-apiserver sends when
-						// etcd compacts a watch's history.
-						send(errorEvent(rvplan.WatchTooOld(after, r.store.CompactedRevision())))
-					}
-					return
-				}
-				out, ok := r.translate(k, version, ev, sel)
-				if ok && !send(out) {
-					return
-				}
+			}
+			out, ok := r.translate(k, version, ev, sel)
+			if ok && !send(out) {
+				return
 			}
 		}
 	}

@@ -243,7 +243,7 @@ func collect(t testing.TB, w Watcher, stop func(Event) bool) []Event {
 	defer deadline.Stop()
 	for {
 		select {
-		case ev, ok := <-w.Events():
+		case ev, ok := <-eventsOf(t, w):
 			if !ok {
 				return out
 			}
@@ -255,6 +255,88 @@ func collect(t testing.TB, w Watcher, stop func(Event) bool) []Event {
 			t.Fatalf("watch: no end after %d events", len(out))
 		}
 	}
+}
+
+// readers is how the tests read each watcher: alternately with Events and
+// with Next (through a channel of the test's, so reads can time out), so
+// that every watch test covers both.
+var readers = struct {
+	sync.Mutex
+	of map[Watcher]<-chan Event
+	n  int
+}{of: map[Watcher]<-chan Event{}}
+
+func eventsOf(t testing.TB, w Watcher) <-chan Event {
+	readers.Lock()
+	defer readers.Unlock()
+	if ch, ok := readers.of[w]; ok {
+		return ch
+	}
+	readers.n++
+	return readWith(t, w, readers.n%2 == 0)
+}
+
+// readWith makes the tests read w with Next (next) or with Events; the
+// caller holds readers.
+func readWith(t testing.TB, w Watcher, next bool) <-chan Event {
+	var ch <-chan Event
+	if next {
+		ch = nextEvents(t, w)
+	} else {
+		ch = w.Events()
+	}
+	readers.of[w] = ch
+	t.Cleanup(func() {
+		readers.Lock()
+		delete(readers.of, w)
+		readers.Unlock()
+	})
+	return ch
+}
+
+// readers are how a test reads its watchers, for the tests that try both.
+var readerNames = []struct {
+	name string
+	next bool
+}{{"Events", false}, {"Next", true}}
+
+// readWithLocked makes the tests read w with Next (next) or with Events,
+// and returns the channel they read.
+func readWithLocked(t testing.TB, w Watcher, next bool) <-chan Event {
+	readers.Lock()
+	defer readers.Unlock()
+	return readWith(t, w, next)
+}
+
+// registered reports whether w is still among the store's watchers.
+func registered(s *MVCCStore, w Watcher) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.watchers[w.(*watcher)]
+	return ok
+}
+
+// nextEvents reads w with Next and hands the events over on a channel,
+// closed when Next reports the end; it stops when the test ends.
+func nextEvents(t testing.TB, w Watcher) <-chan Event {
+	ch := make(chan Event)
+	quit := make(chan struct{})
+	t.Cleanup(func() { close(quit) })
+	go func() {
+		defer close(ch)
+		for {
+			ev, ok := w.Next()
+			if !ok {
+				return
+			}
+			select {
+			case ch <- ev:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return ch
 }
 
 // untilProgress asks for progress and collects the events before it.

@@ -54,8 +54,10 @@
 // whose history was compacted before it caught up).
 //
 // Writers never block on a watcher: appending to a queue is a non-blocking
-// step, and each watcher's own goroutine moves events from the queue to its
-// (unbuffered) Events channel. A watcher holding more than
+// step. The watcher's reader takes events from the queue: with Next, in its
+// own goroutine (the registry's watches, which write each event to their
+// client from there), or through the unbuffered Events channel, which a
+// goroutine of the watcher fills. A watcher holding more than
 // Options.WatchBuffer undelivered events is ended with ErrWatcherTooSlow.
 // RequestProgress queues a PROGRESS event behind the events already queued,
 // so it arrives after every earlier change for that watcher.
@@ -200,6 +202,10 @@ type Store interface {
 
 // Watcher is one live subscription.
 type Watcher interface {
+	// Next waits for the next event; false once the watch has ended, and Err
+	// then says why (nil when stopped). A watcher is read with Next or with
+	// Events, not both.
+	Next() (Event, bool)
 	// Events is closed when the watch ends; Err then says why (nil when stopped).
 	Events() <-chan Event
 	// RequestProgress asks for an EventProgress once every change up to the

@@ -8,23 +8,35 @@ import (
 )
 
 // watcher is one subscription. Writers append events to its queue while
-// holding the store lock (never blocking); its own goroutine (run) first
-// replays the history snapshot taken at registration, then moves queued
-// events to the unbuffered out channel.
+// holding the store lock (never blocking). The goroutine that reads the
+// watcher takes them from there: the caller of Next in its own goroutine
+// (one goroutine and one hand-off per event fewer than a channel between
+// two), or, for Events, a goroutine that moves them to an unbuffered
+// channel. Either replays the history snapshot taken at registration first.
 type watcher struct {
 	s      *MVCCStore
 	ctx    context.Context
 	prefix string
-	limit  int // most undelivered live events before the watcher is too slow
-	out    chan Event
+	limit  int        // most undelivered live events before the watcher is too slow
 	replay []logEntry // revisions after the start revision up to registration
 	wake   chan struct{}
-	done   chan struct{} // closed by Stop, by slowness and by Close
+	done   chan struct{} // closed by Stop, by slowness, by Close and when ctx ends
 	once   sync.Once
+	// stopOnCtx releases the callback that finishes the watcher when its
+	// context ends (a watcher nobody reads is unregistered all the same).
+	stopOnCtx func() bool
+	finished  sync.Once
+
+	// Read side: used only by the goroutine taking events.
+	mode      sync.Once  // the first of Next and Events picks how events are read
+	out       chan Event // Events' channel; nil when read with Next
+	batch     []Event    // taken from the queue, or read from history, not yet handed over
+	taken     int        // batch[:taken] handed over
+	replaying bool       // batch holds history (not counted in pending)
 
 	mu      sync.Mutex
 	queue   []Event
-	pending int // queued plus taken-but-unsent events
+	pending int // queued plus taken-but-undelivered live events
 	ended   bool
 	err     error
 }
@@ -65,13 +77,12 @@ func (s *MVCCStore) Watch(ctx context.Context, prefix string, afterRevision int6
 		ctx:    ctx,
 		prefix: prefix,
 		limit:  s.opts.WatchBuffer,
-		out:    make(chan Event),
 		replay: s.log[from:len(s.log):len(s.log)],
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
 	s.watchers[w] = struct{}{}
-	go w.run()
+	w.stopOnCtx = context.AfterFunc(ctx, w.finish)
 	return w, nil
 }
 
@@ -92,10 +103,7 @@ func (w *watcher) enqueue(ev Event) {
 	w.queue = append(w.queue, ev)
 	w.pending++
 	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
+	w.signal()
 }
 
 // end stops the watcher for good; err is what Err reports (nil for Stop).
@@ -108,44 +116,76 @@ func (w *watcher) end(err error) {
 	}
 	w.mu.Unlock()
 	w.once.Do(func() { close(w.done) })
+	w.signal() // a reader waiting in take sees the end
 }
 
-func (w *watcher) run() {
-	defer w.finish()
-	if err := w.replayHistory(); err != nil {
-		w.end(err) // never a gap: the watch ends, saying why
-		return
+// signal wakes the reader, if it waits, without blocking.
+func (w *watcher) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
-	w.replay = nil
-	var batch []Event
+}
+
+// take returns the next event to hand over, waiting for one: first the
+// history snapshot, a batch at a time, then the live queue. live says the
+// event was queued (and counts in pending until delivered). ok is false
+// once the watch has ended: stopped, too slow, the store closed, its
+// context done, or its history unreadable (Err says which).
+func (w *watcher) take() (ev Event, live, ok bool) {
 	for {
-		w.mu.Lock()
-		if w.ended {
-			w.mu.Unlock()
-			return
+		if w.stopped() {
+			return Event{}, false, false
 		}
-		batch, w.queue = w.queue, batch[:0]
-		w.mu.Unlock()
-		if len(batch) == 0 {
-			select {
-			case <-w.wake:
-			case <-w.done:
-				return
-			case <-w.ctx.Done():
-				return
+		if w.taken < len(w.batch) {
+			ev = w.batch[w.taken]
+			w.batch[w.taken] = Event{}
+			w.taken++
+			return ev, !w.replaying, true
+		}
+		if len(w.replay) > 0 {
+			if err := w.readReplay(); err != nil {
+				w.end(err) // never a gap: the watch ends, saying why
+				return Event{}, false, false
 			}
 			continue
 		}
-		for i := range batch {
-			if !w.send(batch[i]) {
-				return
-			}
-			w.mu.Lock()
-			w.pending--
+		w.replaying = false
+		w.mu.Lock()
+		if w.ended {
 			w.mu.Unlock()
+			return Event{}, false, false
 		}
-		clear(batch)
+		w.batch, w.queue, w.taken = w.queue, w.batch[:0], 0
+		w.mu.Unlock()
+		if len(w.batch) == 0 {
+			// Every end signals wake (the context's too, through finish),
+			// so a plain receive, cheaper than a select, is enough.
+			<-w.wake
+		}
 	}
+}
+
+// stopped reports, without blocking, whether the watch has ended.
+func (w *watcher) stopped() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+	}
+	select {
+	case <-w.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// delivered counts a live event as handed over.
+func (w *watcher) delivered() {
+	w.mu.Lock()
+	w.pending--
+	w.mu.Unlock()
 }
 
 // replayBatch bounds the events whose values are read from the file in one
@@ -153,45 +193,37 @@ func (w *watcher) run() {
 // client never holds one open.
 const replayBatch = 64
 
-// replayHistory sends the history snapshot taken at registration. With a
-// persister the log holds no values: they are read from the file, and a
-// revision compacted away before this watcher read it ends the watch with
-// ErrCompacted, as etcd ends a watcher whose history was compacted before
-// it caught up. A value that fails its checksum ends it with ErrCorrupt.
-// It returns nil when done, or when the watch was stopped meanwhile.
-func (w *watcher) replayHistory() error {
-	batch := make([]Event, 0, replayBatch)
-	for len(w.replay) > 0 {
-		batch = batch[:0]
-		var entries []logEntry
-		for len(w.replay) > 0 && len(batch) < replayBatch {
-			if e := w.replay[0]; strings.HasPrefix(e.ev.Key, w.prefix) {
-				batch = append(batch, e.ev)
-				entries = append(entries, e)
-			}
-			w.replay = w.replay[1:]
+// readReplay moves the next events of the history snapshot taken at
+// registration into batch. With a persister the log holds no values: they
+// are read from the file, and a revision compacted away before this
+// watcher read it ends the watch with ErrCompacted, as etcd ends a watcher
+// whose history was compacted before it caught up. A value that fails its
+// checksum ends it with ErrCorrupt.
+func (w *watcher) readReplay() error {
+	batch := w.batch[:0]
+	var entries []logEntry
+	for len(w.replay) > 0 && len(batch) < replayBatch {
+		if e := w.replay[0]; strings.HasPrefix(e.ev.Key, w.prefix) {
+			batch = append(batch, e.ev)
+			entries = append(entries, e)
 		}
-		if w.s.persist != nil && len(batch) > 0 {
-			err := w.s.persist.read(func(get valueGetter) error {
-				for i, e := range entries {
-					if err := fillValues(get, &batch[i], e); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
+		w.replay = w.replay[1:]
+	}
+	if len(w.replay) == 0 {
+		w.replay = nil
+	}
+	w.batch, w.taken, w.replaying = batch, 0, true
+	if w.s.persist == nil || len(batch) == 0 {
+		return nil
+	}
+	return w.s.persist.read(func(get valueGetter) error {
+		for i, e := range entries {
+			if err := fillValues(get, &batch[i], e); err != nil {
 				return err
 			}
 		}
-		for i := range batch {
-			if !w.send(batch[i]) {
-				return nil
-			}
-			batch[i] = Event{}
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // fillValues reads the values of a replayed event from the file: the value
@@ -223,20 +255,66 @@ func (w *watcher) send(ev Event) bool {
 	}
 }
 
-// finish unregisters the watcher and closes its channel after Err is final.
+// finish ends the watcher (Err stays as it was) and unregisters it. It runs
+// when the reader sees the end, on Stop, and when the context ends.
 func (w *watcher) finish() {
-	w.mu.Lock()
-	w.ended = true
-	w.queue = nil
-	w.mu.Unlock()
-	w.s.mu.Lock()
-	delete(w.s.watchers, w)
-	w.s.mu.Unlock()
-	close(w.out)
+	w.finished.Do(func() {
+		w.end(nil)
+		// Under the store lock: Watch sets stopOnCtx while holding it, and
+		// the context may end (and call finish) before it does.
+		w.s.mu.Lock()
+		delete(w.s.watchers, w)
+		stop := w.stopOnCtx
+		w.s.mu.Unlock()
+		stop()
+	})
 }
 
-// Events is closed when the watch ends; Err then says why.
-func (w *watcher) Events() <-chan Event { return w.out }
+// Next waits for the next event and returns it, in the caller's goroutine;
+// false once the watch has ended (Err then says why). A watcher is read
+// with Next or with Events, not both, by one goroutine at a time.
+func (w *watcher) Next() (Event, bool) {
+	w.mode.Do(func() {})
+	if w.out != nil {
+		panic("storage: Next on a watcher read with Events")
+	}
+	ev, live, ok := w.take()
+	if !ok {
+		w.finish()
+		return Event{}, false
+	}
+	if live {
+		w.delivered()
+	}
+	return ev, true
+}
+
+// Events is closed when the watch ends; Err then says why. Its first call
+// starts the goroutine that moves the events to the channel.
+func (w *watcher) Events() <-chan Event {
+	w.mode.Do(func() {
+		w.out = make(chan Event)
+		go w.pump()
+	})
+	if w.out == nil {
+		panic("storage: Events on a watcher read with Next")
+	}
+	return w.out
+}
+
+func (w *watcher) pump() {
+	defer close(w.out) // after finish: Err is final
+	defer w.finish()
+	for {
+		ev, live, ok := w.take()
+		if !ok || !w.send(ev) {
+			return
+		}
+		if live {
+			w.delivered()
+		}
+	}
+}
 
 // RequestProgress queues an EventProgress at the store's current revision
 // behind every change already queued for this watcher.
@@ -247,7 +325,7 @@ func (w *watcher) RequestProgress() {
 }
 
 // Stop ends the watch; Err stays nil unless it had already failed.
-func (w *watcher) Stop() { w.end(nil) }
+func (w *watcher) Stop() { w.finish() }
 
 // Err is nil while the watch runs and after Stop or context cancellation;
 // ErrWatcherTooSlow or ErrClosed when the store ended it, ErrCorrupt when

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 func TestWatchReplayThenLive(t *testing.T) {
@@ -118,36 +119,40 @@ func TestWatchReplaySurvivesCompaction(t *testing.T) {
 // with ErrCompacted (as etcd's does) after a gap-free prefix of it, while
 // history it still can read is replayed whole.
 func TestBoltReplayCompacted(t *testing.T) {
-	s := backends[1].open(t, Options{HistoryWindow: -1})
-	m := newModel(t, s)
-	m.create("k", "v0")
-	for i := range 3 * replayBatch {
-		m.update("k", fmt.Sprint("v", i+1))
-	}
-	whole, err := s.Watch(context.Background(), "", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer whole.Stop()
-	checkEvents(t, "replay before compaction", untilProgress(t, whole, s.CurrentRevision()), m.events[1:])
+	for _, r := range readerNames {
+		t.Run(r.name, func(t *testing.T) {
+			s := backends[1].open(t, Options{HistoryWindow: -1})
+			m := newModel(t, s)
+			m.create("k", "v0")
+			for i := range 3 * replayBatch {
+				m.update("k", fmt.Sprint("v", i+1))
+			}
+			whole, err := s.Watch(context.Background(), "", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer whole.Stop()
+			checkEvents(t, "replay before compaction", untilProgress(t, whole, s.CurrentRevision()), m.events[1:])
 
-	w, err := s.Watch(context.Background(), "", 1)
-	if err != nil {
-		t.Fatal(err)
+			w, err := s.Watch(context.Background(), "", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			first := <-readWithLocked(t, w, r.next) // the first batch's values are read by now
+			if err := s.Compact(s.CurrentRevision()); err != nil {
+				t.Fatal(err)
+			}
+			got := append([]Event{first}, collect(t, w, func(Event) bool { return false })...)
+			if !errors.Is(w.Err(), ErrCompacted) {
+				t.Fatalf("watch ended with %v, want ErrCompacted", w.Err())
+			}
+			if len(got) >= len(m.events)-1 {
+				t.Fatalf("%d events replayed although their history was compacted", len(got))
+			}
+			checkEvents(t, "replay cut by compaction", got, m.events[1:1+len(got)])
+		})
 	}
-	defer w.Stop()
-	first := <-w.Events() // the first batch's values are read by now
-	if err := s.Compact(s.CurrentRevision()); err != nil {
-		t.Fatal(err)
-	}
-	got := append([]Event{first}, collect(t, w, func(Event) bool { return false })...)
-	if !errors.Is(w.Err(), ErrCompacted) {
-		t.Fatalf("watch ended with %v, want ErrCompacted", w.Err())
-	}
-	if len(got) >= len(m.events)-1 {
-		t.Fatalf("%d events replayed although their history was compacted", len(got))
-	}
-	checkEvents(t, "replay cut by compaction", got, m.events[1:1+len(got)])
 }
 
 func TestSlowWatcherIsClosedWithoutBlockingWriters(t *testing.T) {
@@ -197,9 +202,70 @@ func TestWatchEnding(t *testing.T) {
 		{"stop", func(_ *MVCCStore, w Watcher, _ context.CancelFunc) { w.Stop() }, nil},
 		{"context cancelled", func(_ *MVCCStore, _ Watcher, cancel context.CancelFunc) { cancel() }, nil},
 		{"store closed", func(s *MVCCStore, _ Watcher, _ context.CancelFunc) { s.Close() }, ErrClosed},
+		{"too slow", func(s *MVCCStore, _ Watcher, _ context.CancelFunc) {
+			for i := range 3 { // the buffer holds 2
+				s.Create(context.Background(), fmt.Sprint("b", i), nil)
+			}
+		}, ErrWatcherTooSlow},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
+	for _, r := range readerNames {
+		for _, c := range cases {
+			t.Run(r.name+"/"+c.name, func(t *testing.T) {
+				s := NewMemory(Options{WatchBuffer: 2})
+				defer s.Close()
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				w, err := s.Watch(ctx, "", 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				readWithLocked(t, w, r.next)
+				s.Create(ctx, "a", nil)
+				c.end(s, w, cancel)
+				collect(t, w, func(Event) bool { return false }) // returns once closed
+				if !errors.Is(w.Err(), c.wantErr) || (c.wantErr == nil && w.Err() != nil) {
+					t.Fatalf("Err = %v, want %v", w.Err(), c.wantErr)
+				}
+				if c.name != "store closed" && registered(s, w) {
+					t.Fatal("the ended watcher is still registered: writes would keep queueing for it")
+				}
+				w.Stop() // a second end is harmless
+			})
+		}
+	}
+}
+
+// A watcher nobody reads or stops is unregistered when its context ends.
+func TestWatchNeverReadEndsWithContext(t *testing.T) {
+	s := NewMemory(Options{})
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := s.Watch(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Create(context.Background(), "a", nil)
+	if !registered(s, w) {
+		t.Fatal("a live watcher is not registered")
+	}
+	cancel()
+	deadline := time.Now().Add(10 * time.Second)
+	for registered(s, w) {
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher was still registered 10 s after its context ended")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if ev, ok := w.Next(); ok {
+		t.Fatalf("Next after the context ended = %v, want the end", ev)
+	}
+}
+
+// A watcher is read one way: Next after Events, or Events after Next, is
+// a programming error, not a second reader racing the first.
+func TestWatchReadOneWay(t *testing.T) {
+	for _, first := range readerNames {
+		t.Run(first.name+" first", func(t *testing.T) {
 			s := NewMemory(Options{})
 			defer s.Close()
 			ctx, cancel := context.WithCancel(context.Background())
@@ -208,13 +274,25 @@ func TestWatchEnding(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer w.Stop()
 			s.Create(ctx, "a", nil)
-			c.end(s, w, cancel)
-			collect(t, w, func(Event) bool { return false }) // returns once closed
-			if !errors.Is(w.Err(), c.wantErr) || (c.wantErr == nil && w.Err() != nil) {
-				t.Fatalf("Err = %v, want %v", w.Err(), c.wantErr)
+			if first.next {
+				if ev, ok := w.Next(); !ok || ev.Key != "a" {
+					t.Fatalf("Next = %v, %v", ev, ok)
+				}
+			} else if ev := <-w.Events(); ev.Key != "a" {
+				t.Fatalf("Events gave %v", ev)
 			}
-			w.Stop() // a second end is harmless
+			defer func() {
+				if recover() == nil {
+					t.Fatal("reading the other way did not panic")
+				}
+			}()
+			if first.next {
+				w.Events()
+			} else {
+				w.Next()
+			}
 		})
 	}
 }
