@@ -20,13 +20,9 @@ func formatRev(rev int64) string { return strconv.FormatInt(rev, 10) }
 // decode reads a stored object into version, with resourceVersion rev
 // (0 = the value's own modRevision).
 func (r *Registry) decode(k *Kind, version string, kv storage.KeyValue, rev int64) (Object, error) {
-	// One pass without reflection for most values; encoding/json for the
-	// rest (escapes, odd numbers) and for its error.
-	obj, ok := jsonvalue.Parse(kv.Value, jsonvalue.Float64)
-	if !ok {
-		if err := json.Unmarshal(kv.Value, &obj); err != nil {
-			return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", kv.Key, err))
-		}
+	obj, err := parseStored(kv.Value)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", kv.Key, err))
 	}
 	if obj == nil { // a stored JSON null: never written by the registry, but not a panic either
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: the stored value is null", kv.Key))
@@ -35,11 +31,23 @@ func (r *Registry) decode(k *Kind, version string, kv storage.KeyValue, rev int6
 		rev = kv.ModRevision
 	}
 	meta(obj)["resourceVersion"] = formatRev(rev)
-	obj, err := k.fromStorage(obj, version)
+	obj, err = k.fromStorage(obj, version)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("convert %s to %s: %w", kv.Key, version, err))
 	}
 	return obj, nil
+}
+
+// parseStored decodes a stored value as encoding/json does: in one pass
+// without reflection for most values, with encoding/json itself for the
+// rest (escapes, odd numbers) and for its error.
+func parseStored(b []byte) (Object, error) {
+	if obj, ok := jsonvalue.Parse(b, jsonvalue.Float64); ok {
+		return obj, nil
+	}
+	var obj Object
+	err := json.Unmarshal(b, &obj)
+	return obj, err
 }
 
 // fromStorage converts a stored object to version. A custom resource is

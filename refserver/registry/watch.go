@@ -507,8 +507,8 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 			return nil
 		}
 		return r.events.get(eventKey{kind: k, version: version, revision: ev.Revision, prev: prev}, func() Object {
-			var o Object
-			if json.Unmarshal(b, &o) != nil {
+			o, err := parseStored(b)
+			if err != nil || o == nil {
 				return nil
 			}
 			meta(o)["resourceVersion"] = strconv.FormatInt(ev.Revision, 10)
