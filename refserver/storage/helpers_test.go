@@ -308,6 +308,20 @@ func readWithLocked(t testing.TB, w Watcher, next bool) <-chan Event {
 	return readWith(t, w, next)
 }
 
+// memoryWatch opens a memory store with opts and a watch of all of it from
+// now, under a context the test may cancel; both are closed when it ends.
+func memoryWatch(t testing.TB, opts Options) (*MVCCStore, Watcher, context.Context, context.CancelFunc) {
+	s := NewMemory(opts)
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w, err := s.Watch(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, w, ctx, cancel
+}
+
 // registered reports whether w is still among the store's watchers.
 func registered(s *MVCCStore, w Watcher) bool {
 	s.mu.RLock()

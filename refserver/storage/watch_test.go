@@ -211,14 +211,7 @@ func TestWatchEnding(t *testing.T) {
 	for _, r := range readerNames {
 		for _, c := range cases {
 			t.Run(r.name+"/"+c.name, func(t *testing.T) {
-				s := NewMemory(Options{WatchBuffer: 2})
-				defer s.Close()
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				w, err := s.Watch(ctx, "", 0)
-				if err != nil {
-					t.Fatal(err)
-				}
+				s, w, ctx, cancel := memoryWatch(t, Options{WatchBuffer: 2})
 				readWithLocked(t, w, r.next)
 				s.Create(ctx, "a", nil)
 				c.end(s, w, cancel)
@@ -237,13 +230,7 @@ func TestWatchEnding(t *testing.T) {
 
 // A watcher nobody reads or stops is unregistered when its context ends.
 func TestWatchNeverReadEndsWithContext(t *testing.T) {
-	s := NewMemory(Options{})
-	defer s.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	w, err := s.Watch(ctx, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, w, _, cancel := memoryWatch(t, Options{})
 	s.Create(context.Background(), "a", nil)
 	if !registered(s, w) {
 		t.Fatal("a live watcher is not registered")
@@ -266,14 +253,7 @@ func TestWatchNeverReadEndsWithContext(t *testing.T) {
 func TestWatchReadOneWay(t *testing.T) {
 	for _, first := range readerNames {
 		t.Run(first.name+" first", func(t *testing.T) {
-			s := NewMemory(Options{})
-			defer s.Close()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			w, err := s.Watch(ctx, "", 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, w, ctx, _ := memoryWatch(t, Options{})
 			defer w.Stop()
 			s.Create(ctx, "a", nil)
 			if first.next {
