@@ -39,9 +39,10 @@ type WatchEvent struct {
 }
 
 // Watch is a started watch. Its events are delivered either by Run, in the
-// caller's goroutine (the HTTP layer: one goroutine hand-off less per event
-// and watcher than a channel), or on the Events channel, which a goroutine
-// of its own fills; one or the other, once.
+// caller's goroutine (the HTTP layer), which also takes them from the store
+// (storage.Watcher.Next), so no goroutine hand-off lies between a write and
+// the client's stream; or on the Events channel, which a goroutine of its
+// own fills. One or the other, once.
 type Watch struct {
 	ctx     context.Context
 	watcher storage.Watcher
