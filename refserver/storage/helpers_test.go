@@ -294,7 +294,7 @@ func readWith(t testing.TB, w Watcher, next bool) <-chan Event {
 	return ch
 }
 
-// readers are how a test reads its watchers, for the tests that try both.
+// readerNames are the two ways of reading a watcher, for the tests that try both.
 var readerNames = []struct {
 	name string
 	next bool
