@@ -166,7 +166,11 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, o *runOptions) error 
 		return nil
 	}
 
-	target, cleanup, err := o.target.resolve(ctx, stderr)
+	// The embedded server lives until the run has ended (cleanup), not
+	// until the interrupt: stopped at the signal, it refused the requests
+	// the workers still had in flight, and the run blamed a lost target
+	// (exit 2) for what was the user's interrupt (exit 3).
+	target, cleanup, err := o.target.resolve(context.WithoutCancel(ctx), stderr)
 	if err != nil {
 		return withExit(exitUsage, err)
 	}

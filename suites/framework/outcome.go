@@ -90,9 +90,10 @@ func failTransport(what string, err error, offset int) {
 
 // guardSpec is called before a spec's body: a run already cancelled or a
 // target already lost leaves the spec not run. The function it returns is
-// called after the spec and its cleanup: a spec that failed while the target
+// called after the spec and its cleanup: a spec that failed while the run
+// was cancelled (an interrupt, the run's deadline) or while the target
 // stopped answering is marked error, since the failure cannot be pinned on
-// the target's conformance.
+// the target's conformance (errorCause).
 func guardSpec(ctx context.Context, c *Client) func() {
 	if lost := c.lost(); lost != nil {
 		ginkgo.AddReportEntry(result.OutcomeEntry, result.OutcomeEntryValue(result.NotRun, "not started: the target was lost ("+lost.Error()+")"))
@@ -105,7 +106,11 @@ func guardSpec(ctx context.Context, c *Client) func() {
 	before := c.noAnswerCount()
 	return func() {
 		sr := ginkgo.CurrentSpecReport()
-		if !sr.Failed() || c.noAnswerCount() == before {
+		if !sr.Failed() {
+			return
+		}
+		cause := errorCause(ctx.Err(), c.noAnswerCount() != before, c.lastNoAnswer)
+		if cause == "" {
 			return
 		}
 		for _, e := range sr.ReportEntries {
@@ -114,6 +119,20 @@ func guardSpec(ctx context.Context, c *Client) func() {
 			}
 		}
 		ginkgo.AddReportEntry(result.OutcomeEntry, result.OutcomeEntryValue(result.Errored,
-			fmt.Sprintf("harness error, not a conformance failure: the target stopped answering during the spec (%v)", c.lastNoAnswer())))
+			"harness error, not a conformance failure: "+cause))
 	}
+}
+
+// errorCause says why a spec that failed is a harness error rather than a
+// conformance failure, or "" when it is a failure: the run was cancelled
+// while it ran (a request of the spec's, cut off, fails its expectation; the
+// run is incomplete all the same), or the target stopped answering.
+func errorCause(runErr error, noAnswer bool, lastNoAnswer func() error) string {
+	switch {
+	case runErr != nil:
+		return "the run was cancelled during the spec (" + runErr.Error() + ")"
+	case noAnswer:
+		return fmt.Sprintf("the target stopped answering during the spec (%v)", lastNoAnswer())
+	}
+	return ""
 }

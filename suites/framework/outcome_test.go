@@ -58,3 +58,27 @@ func TestClientLostAfterSilentRequests(t *testing.T) {
 		t.Errorf("noAnswerCount = %d", n)
 	}
 }
+
+// A spec that failed is a conformance failure unless the run was cancelled
+// while it ran or the target stopped answering; then it is a harness error.
+func TestErrorCause(t *testing.T) {
+	refused := fmt.Errorf("dial: %w", syscall.ECONNREFUSED)
+	last := func() error { return refused }
+	tests := []struct {
+		name     string
+		runErr   error
+		noAnswer bool
+		want     string // "" = a conformance failure
+	}{
+		{"the target answered", nil, false, ""},
+		{"interrupted", context.Canceled, false, "the run was cancelled during the spec (context canceled)"},
+		{"the run's deadline", context.DeadlineExceeded, false, "the run was cancelled during the spec (context deadline exceeded)"},
+		{"no answer", nil, true, "the target stopped answering during the spec (dial: connection refused)"},
+		{"both", context.Canceled, true, "the run was cancelled during the spec (context canceled)"},
+	}
+	for _, tt := range tests {
+		if got := errorCause(tt.runErr, tt.noAnswer, last); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
