@@ -96,7 +96,7 @@ made.`,
 	f.StringVar(&o.jsonOut, "json", "", "also write the report as JSON to this file")
 	f.StringVar(&o.from, "from", "", "render a report written by --json instead of measuring")
 	f.StringVar(&o.format, "format", "text", "output: text or markdown (the README's table)")
-	f.StringVar(&o.pprofDir, "pprof-dir", "", "profile the reference server process: CPU and allocation profiles of each phase of round 1 into this directory, and /debug/pprof while it runs")
+	f.StringVar(&o.pprofDir, "pprof-dir", "", "profile the reference server process: CPU and allocation profiles of each phase of round 1 into this directory (the ceiling's into its ceiling/ subdirectory), and /debug/pprof while it runs")
 	cmd.AddCommand(newBenchCeilingCmd())
 	rootCmd.AddCommand(cmd)
 }
@@ -167,7 +167,15 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 	}
 	var ceiling *child
 	if !o.noCeiling {
-		ceiling, err = startChild(ctx, "ceiling", dir, "", []string{"bench", "ceiling"}, nil, stderr)
+		// The ceiling's profiles go beside the reference server's, so
+		// the two read side by side: what the transport costs either way.
+		var prof childProfile
+		if o.pprofDir != "" {
+			if prof, err = newChildProfile(filepath.Join(o.pprofDir, "ceiling")); err != nil {
+				return withExit(exitUsage, err)
+			}
+		}
+		ceiling, err = startChild(ctx, "ceiling", dir, "", []string{"bench", "ceiling"}, prof.env(), stderr)
 		if err != nil {
 			return withExit(exitUsage, err)
 		}
@@ -177,6 +185,7 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 		if err != nil {
 			return withExit(exitUsage, err)
 		}
+		bt.hook = prof.hook("ceiling", stderr)
 		targets = append(targets, bt)
 	}
 	for _, t := range targets {
@@ -198,6 +207,7 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 				lt.OnPhase = t.hook
 			}
 			if t.info.Role == loadgen.RoleCeiling && round == 0 {
+				lt.OnPhase = t.hook
 				if err := sendAnswers(ctx, lt, rec); err != nil {
 					return withExit(exitUsage, err)
 				}
@@ -315,22 +325,11 @@ func startRefserver(ctx context.Context, o benchOptions, dir string, log io.Writ
 		return nil, err
 	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--token-auth-file", tokens}, o.serveArgs...)
-	var env []string
-	var pprofAddr string
-	if o.pprofDir != "" {
-		abs, err := filepath.Abs(o.pprofDir)
-		if err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(abs, 0o755); err != nil {
-			return nil, err
-		}
-		if pprofAddr, err = freeLoopbackAddr(); err != nil {
-			return nil, err
-		}
-		env = []string{benchPprofAddrEnv + "=" + pprofAddr, benchProfileDirEnv + "=" + abs}
+	prof, err := newChildProfile(o.pprofDir)
+	if err != nil {
+		return nil, err
 	}
-	c, err := startChild(ctx, "refserver", dir, "", args, env, log)
+	c, err := startChild(ctx, "refserver", dir, "", args, prof.env(), log)
 	if err != nil {
 		return nil, err
 	}
@@ -339,14 +338,49 @@ func startRefserver(ctx context.Context, o benchOptions, dir string, log io.Writ
 		c.stop()
 		return nil, err
 	}
-	if pprofAddr != "" {
-		fmt.Fprintf(log, "bench: reference server profiles at http://%s/debug/pprof/ and in %s\n", pprofAddr, o.pprofDir)
-		bt.hook = func(phase string) func() {
-			profileCall(pprofAddr, "start", phase, log)
-			return func() { profileCall(pprofAddr, "stop", phase, log) }
-		}
-	}
+	bt.hook = prof.hook("reference server", log)
 	return &refTarget{bt: bt, stop: c.stop}, nil
+}
+
+// childProfile is where a child process of the benchmark writes its
+// profiles (nothing when dir is empty).
+type childProfile struct{ addr, dir string }
+
+func newChildProfile(dir string) (childProfile, error) {
+	if dir == "" {
+		return childProfile{}, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return childProfile{}, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return childProfile{}, err
+	}
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return childProfile{}, err
+	}
+	return childProfile{addr: addr, dir: abs}, nil
+}
+
+func (p childProfile) env() []string {
+	if p.addr == "" {
+		return nil
+	}
+	return []string{benchPprofAddrEnv + "=" + p.addr, benchProfileDirEnv + "=" + p.dir}
+}
+
+// hook starts and stops the child's profile around each phase of round 1.
+func (p childProfile) hook(what string, log io.Writer) func(phase string) func() {
+	if p.addr == "" {
+		return nil
+	}
+	fmt.Fprintf(log, "bench: %s profiles at http://%s/debug/pprof/ and in %s\n", what, p.addr, p.dir)
+	return func(phase string) func() {
+		profileCall(p.addr, "start", phase, log)
+		return func() { profileCall(p.addr, "stop", phase, log) }
+	}
 }
 
 func freeLoopbackAddr() (string, error) {

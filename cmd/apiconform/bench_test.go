@@ -115,14 +115,20 @@ func TestBenchHelperProcess(t *testing.T) {
 	}
 }
 
-// TestBenchCeilingChild starts the ceiling as a process of its own, gives it
-// answers, checks one, and stops it.
+// TestBenchCeilingChild starts the ceiling as a process of its own, profiled
+// as --pprof-dir profiles it, gives it answers, checks one and its profiles,
+// and stops it.
 func TestBenchCeilingChild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var log bytes.Buffer
+	profDir := filepath.Join(t.TempDir(), "ceiling")
+	prof, err := newChildProfile(profDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := startChild(ctx, "ceiling", t.TempDir(), os.Args[0], []string{"-test.run=^TestBenchHelperProcess$", "--", "--addr", "127.0.0.1:0"},
-		[]string{"APICONFORM_BENCH_HELPER=1"}, &log)
+		append(prof.env(), "APICONFORM_BENCH_HELPER=1"), &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,9 +144,16 @@ func TestBenchCeilingChild(t *testing.T) {
 	}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, bt.target.BaseURL+"/api/v1/namespaces/x/configmaps/y", nil)
 	req.Header.Set(loadgen.OpHeader, "get")
+	stopProfile := prof.hook("ceiling", &log)("get")
 	resp, err := bt.target.Client.Do(req)
 	if err != nil {
 		t.Fatal(err)
+	}
+	stopProfile()
+	for _, f := range []string{"get.cpu.pprof", "get.allocs-before.pprof", "get.allocs-after.pprof"} {
+		if st, err := os.Stat(filepath.Join(profDir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("profile %s: %v (log: %s)", f, err, log.String())
+		}
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()

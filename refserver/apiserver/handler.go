@@ -106,6 +106,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	r = r.WithContext(context.WithValue(r.Context(), userKey, user))
+	if r.URL.RawQuery != "" {
+		// This copy of the request is the handler's own: its Form holds
+		// the query, parsed once for the options read all along the way.
+		r.Form = r.URL.Query()
+	}
 	p := r.URL.Path
 	if !isResourcePath(p) && !isAdminPath(p) {
 		if err := h.authorizePath(r, user); err != nil {
@@ -269,10 +274,14 @@ func versionInfo() map[string]any {
 	}
 }
 
-// query is r's query parameters, read-only. Most writes have none, and
-// parsing none still made a map, in each of the half dozen places a write
-// reads an option.
+// query is r's query parameters, read-only. A write reads an option in
+// half a dozen places: ServeHTTP parses the query once into r.Form (the API
+// takes no form bodies, so nothing else fills it), and parsing an empty one
+// still made a map.
 func query(r *http.Request) url.Values {
+	if r.Form != nil {
+		return r.Form
+	}
 	if r.URL.RawQuery == "" {
 		return noQuery
 	}
