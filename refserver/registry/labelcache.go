@@ -122,6 +122,14 @@ func (c *labelCache) put(key labelKey, sl storedLabels) {
 // parseLabels reads metadata.labels of a stored value as Selector.Matches
 // sees them in the decoded object (a value that is not a string reads as "").
 func parseLabels(value []byte) storedLabels {
+	if l, ok := canonicalLabels(value); ok {
+		return storedLabels{set: l, ok: true}
+	}
+	return decodeLabels(value)
+}
+
+// decodeLabels is parseLabels by decoding the value.
+func decodeLabels(value []byte) storedLabels {
 	var stored struct {
 		Metadata struct {
 			Labels map[string]any `json:"labels"`
@@ -131,4 +139,41 @@ func parseLabels(value []byte) storedLabels {
 		return storedLabels{}
 	}
 	return storedLabels{set: newCompactLabels(stored.Metadata.Labels, str), ok: true}
+}
+
+// canonicalLabels reads metadata.labels straight from a value in the
+// encoding the registry stores (MarshalJSON's: keys sorted, so none twice,
+// and its escapes) whose labels are all strings, as parseLabels' decode
+// would, in one pass without reflection (about a tenth of its time: a
+// watch's label filter reads them under the store's lock). ok false for
+// any other value, which the decode then reads.
+func canonicalLabels(value []byte) (compactLabels, bool) {
+	s := &spliceScan{b: value}
+	var out compactLabels
+	end, ok := s.eachMember(0, 0, func(key []byte, esc bool, at int) (int, bool) {
+		if esc || string(key) != "metadata" {
+			return s.value(at, 1)
+		}
+		return s.eachMember(at, 1, func(key []byte, esc bool, at int) (int, bool) {
+			if esc || string(key) != "labels" {
+				return s.value(at, 2)
+			}
+			return s.eachMember(at, 2, func(key []byte, esc bool, at int) (int, bool) {
+				v, vesc, end, ok := s.str(at)
+				if ok {
+					out = append(out, decodedString(key, esc), decodedString(v, vesc))
+				}
+				return end, ok
+			})
+		})
+	})
+	return out, ok && end == len(value)
+}
+
+// decodedString is a scanned string's contents as a string.
+func decodedString(b []byte, esc bool) string {
+	if esc {
+		b = unescape(b)
+	}
+	return string(b)
 }

@@ -254,8 +254,16 @@ func (s *spliceScan) value(i, depth int) (int, bool) {
 }
 
 func (s *spliceScan) object(i, depth int) (int, bool) {
+	return s.eachMember(i, depth, func(_ []byte, _ bool, at int) (int, bool) { return s.value(at, depth+1) })
+}
+
+// eachMember scans the canonical object at i, nested depth deep: its keys in
+// MarshalJSON's order (so none twice), each member's value scanned by
+// member, given the key (still escaped when esc) and where the value
+// starts, which returns the index after the value.
+func (s *spliceScan) eachMember(i, depth int, member func(key []byte, esc bool, at int) (int, bool)) (int, bool) {
 	b := s.b
-	if depth > maxSpliceDepth {
+	if depth > maxSpliceDepth || i >= len(b) || b[i] != '{' {
 		return i, false
 	}
 	i++
@@ -270,7 +278,7 @@ func (s *spliceScan) object(i, depth int) (int, bool) {
 			return j, false
 		}
 		prev, prevEsc = key, esc
-		if j, ok = s.value(j+1, depth+1); !ok || j >= len(b) {
+		if j, ok = member(key, esc, j+1); !ok || j >= len(b) {
 			return j, false
 		}
 		switch b[j] {

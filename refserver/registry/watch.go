@@ -143,7 +143,7 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		after = r.store.CurrentRevision()
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	sw, err := r.store.Watch(wctx, prefix, after)
+	sw, err := r.store.Watch(wctx, prefix, after, r.labelFilter(k, version, sel))
 	if err != nil {
 		cancel()
 		initial.release()
@@ -543,6 +543,61 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 		return WatchEvent{Type: Deleted, Object: cur, Revision: ev.Revision}, true
 	}
 	return WatchEvent{}, false
+}
+
+// labelFilter is the store's test, for a watch with a label selector, of
+// whether a write can concern it: translate sends an event only if the
+// object written, or the one it replaced, matches, so a write of neither
+// need not wake the watch's goroutine. With many watches each selecting a
+// share of a collection, most writes concern few of them; kube-apiserver's
+// watch cache dispatches such events to every watcher all the same, and
+// each one filters it. The test reads the labels from the label cache (the
+// write has just put the new value's there), keeps whatever it cannot read,
+// and is nil where labels alone do not decide: a field selector, or a
+// version other than the storage version, whose conversion may change
+// labels.
+func (r *Registry) labelFilter(k *Kind, version string, sel Selector) storage.EventFilter {
+	if sel.Labels == nil || sel.Labels.Empty() || (sel.Fields != nil && !sel.Fields.Empty()) || version != k.StorageVersion() {
+		return nil
+	}
+	matches := func(sl storedLabels) bool { return !sl.ok || sel.Labels.Matches(sl.set) }
+	return func(ev storage.Event) bool {
+		if ev.Type != storage.EventPut && ev.Type != storage.EventDelete {
+			return true
+		}
+		cur, prev, hasPrev := r.lastEvent.of(r.labels, ev)
+		return matches(cur) || (hasPrev && matches(prev))
+	}
+}
+
+// eventLabels remembers the labels of one event's values.
+type eventLabels struct {
+	mu        sync.Mutex
+	key       string
+	rev       int64
+	cur, prev storedLabels
+	hasPrev   bool
+}
+
+// of returns the labels of ev's object (the value written, or the one a
+// DELETE removed) and, for an update, of the value it replaced, reading
+// them from the label cache once per event.
+func (e *eventLabels) of(c *labelCache, ev storage.Event) (cur, prev storedLabels, hasPrev bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.key != ev.Key || e.rev != ev.Revision {
+		e.key, e.rev, e.hasPrev = ev.Key, ev.Revision, false
+		if ev.Type == storage.EventDelete {
+			e.cur = c.get(storage.KeyValue{Key: ev.Key, Value: ev.Value, ModRevision: ev.PrevRevision})
+		} else {
+			e.cur = c.get(storage.KeyValue{Key: ev.Key, Value: ev.Value, ModRevision: ev.Revision})
+			if !ev.IsCreate {
+				e.prev = c.get(storage.KeyValue{Key: ev.Key, Value: ev.PrevValue, ModRevision: ev.PrevRevision})
+				e.hasPrev = true
+			}
+		}
+	}
+	return e.cur, e.prev, e.hasPrev
 }
 
 // IsExpired reports whether err is a 410.

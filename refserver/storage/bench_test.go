@@ -117,7 +117,7 @@ func BenchmarkWatchFanout(b *testing.B) {
 		s := NewMemory(Options{WatchBuffer: events + 1})
 		var wg sync.WaitGroup
 		for range watchers {
-			w, err := s.Watch(ctx, "", 0)
+			w, err := s.Watch(ctx, "", 0, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

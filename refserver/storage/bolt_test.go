@@ -56,7 +56,7 @@ func TestBoltPersistsAcrossReopen(t *testing.T) {
 		t.Fatalf("Get at compacted revision after reopen: %v", err)
 	}
 	// The rebuilt log replays the same events, previous values included.
-	w, err := s.Watch(context.Background(), "", 30)
+	w, err := s.Watch(context.Background(), "", 30, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func (s *MVCCStore) retentionTargetLocked(now time.Time, head int64) int64 {
 	if w := s.opts.HistoryWindow; w > 0 {
 		cutoff := now.Add(-w).UnixNano()
 		// log[i] holds revision compacted+1+i; revision compacted+i ended when it was written.
-		for i := 1 + int(target-s.compacted); i < len(s.log) && s.log[i].at <= cutoff; i++ {
+		for i := 1 + int(target-s.compacted); i < s.log.len() && s.log.at(i).at <= cutoff; i++ {
 			target = s.compacted + int64(i)
 		}
 	}
@@ -78,14 +78,14 @@ func (s *MVCCStore) planCompactionLocked(target int64) compactionPlan {
 		return compactionPlan{}
 	}
 	plan := compactionPlan{target: target}
-	dropped := s.log[:target-s.compacted]
+	dropped := int(target - s.compacted)
 	var seen map[*treapNode]struct{}
-	if len(dropped) > 1 {
+	if dropped > 1 {
 		// A write usually drops one revision: no map for that.
-		seen = make(map[*treapNode]struct{}, len(dropped))
+		seen = make(map[*treapNode]struct{}, dropped)
 	}
-	for _, e := range dropped {
-		n := s.index.get(e.ev.Key)
+	for i := range dropped {
+		n := s.index.get(s.log.at(i).ev.Key)
 		if seen != nil {
 			if _, dup := seen[n]; dup {
 				continue
@@ -113,9 +113,8 @@ func (s *MVCCStore) planCompactionLocked(target int64) compactionPlan {
 	return plan
 }
 
-// applyCompactionLocked carries out a plan. Dropped log entries are only
-// resliced away, never overwritten, because watchers may still be replaying
-// from the old backing array.
+// applyCompactionLocked carries out a plan. Dropped log entries are never
+// overwritten, because watchers may still be replaying them (revLog.drop).
 func (s *MVCCStore) applyCompactionLocked(plan compactionPlan) {
 	if plan.target <= s.compacted {
 		return
@@ -128,7 +127,7 @@ func (s *MVCCStore) applyCompactionLocked(plan compactionPlan) {
 			s.index.remove(n.key)
 		}
 	}
-	s.log = s.log[plan.target-s.compacted:]
+	s.log.drop(int(plan.target - s.compacted))
 	s.compacted = plan.target
 }
 

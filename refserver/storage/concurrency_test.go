@@ -46,7 +46,7 @@ func runConcurrency(t *testing.T, b backend) {
 	var final atomic.Int64
 	final.Store(1 << 62)
 	startWatch := func(prefix string, after int64) *watchSpec {
-		w, err := s.Watch(ctx, prefix, after)
+		w, err := s.Watch(ctx, prefix, after, nil)
 		if err != nil {
 			t.Errorf("Watch(%q, %d): %v", prefix, after, err)
 			return nil
@@ -149,6 +149,7 @@ func runConcurrency(t *testing.T, b backend) {
 		t.Fatalf("%d acknowledged writes, store at revision %d", len(history), final.Load())
 	}
 	state := map[string][]byte{}
+	stateRev := map[string]int64{}
 	for i := range history {
 		ev := &history[i]
 		if ev.Revision != int64(i+1) {
@@ -157,10 +158,15 @@ func runConcurrency(t *testing.T, b backend) {
 		if ev.Type == EventPut && !ev.IsCreate {
 			ev.PrevValue = state[ev.Key]
 		}
+		if !ev.IsCreate {
+			ev.PrevRevision = stateRev[ev.Key]
+		}
 		if ev.Type == EventDelete {
 			delete(state, ev.Key)
+			delete(stateRev, ev.Key)
 		} else {
 			state[ev.Key] = ev.Value
+			stateRev[ev.Key] = ev.Revision
 		}
 	}
 	t.Logf("%d writes, final revision %d", len(history), final.Load())
@@ -201,7 +207,7 @@ func runConcurrency(t *testing.T, b backend) {
 		}
 		for range min(3, len(seen)) {
 			from := seen[rng.IntN(len(seen))]
-			w, err := s.Watch(ctx, ws.prefix, from)
+			w, err := s.Watch(ctx, ws.prefix, from, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

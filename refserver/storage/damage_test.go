@@ -388,7 +388,7 @@ func TestFlippedValue(t *testing.T) {
 	if kv, err := s.Get(ctx, "a", 0); err != nil || !bytes.HasPrefix(kv.Value, []byte(marker)) {
 		t.Errorf("get a: %v", err)
 	}
-	w, err := s.Watch(ctx, "", 1)
+	w, err := s.Watch(ctx, "", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func Example() {
 	fmt.Printf("page: %d item, more=%v, remaining=%d, at revision %d\n",
 		len(page.Items), page.More, page.Remaining, page.Revision)
 
-	w, _ := s.Watch(ctx, "/pods/", 1) // replay everything after revision 1
+	w, _ := s.Watch(ctx, "/pods/", 1, nil) // replay everything after revision 1
 	defer w.Stop()
 	for range 2 {
 		ev := <-w.Events()

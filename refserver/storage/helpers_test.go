@@ -137,7 +137,7 @@ func (m *model) update(key, value string) int64 {
 	if err != nil {
 		m.t.Fatalf("Update(%q): %v", key, err)
 	}
-	m.record(Event{Type: EventPut, Key: key, Value: []byte(value), PrevValue: prev.Value, Revision: rev},
+	m.record(Event{Type: EventPut, Key: key, Value: []byte(value), PrevValue: prev.Value, Revision: rev, PrevRevision: prev.ModRevision},
 		&KeyValue{Key: key, Value: []byte(value), CreateRevision: prev.CreateRevision, ModRevision: rev})
 	return rev
 }
@@ -155,7 +155,7 @@ func (m *model) delete(key string) int64 {
 	if !equalKV(got, prev) {
 		m.t.Fatalf("Delete(%q) returned %+v, want %+v", key, got, prev)
 	}
-	m.record(Event{Type: EventDelete, Key: key, Value: prev.Value, Revision: rev}, nil)
+	m.record(Event{Type: EventDelete, Key: key, Value: prev.Value, Revision: rev, PrevRevision: prev.ModRevision}, nil)
 	return rev
 }
 
@@ -230,7 +230,8 @@ func equalKVs(a, b []KeyValue) bool {
 
 func equalEvent(a, b Event) bool {
 	return a.Type == b.Type && a.Key == b.Key && bytes.Equal(a.Value, b.Value) &&
-		bytes.Equal(a.PrevValue, b.PrevValue) && a.Revision == b.Revision && a.IsCreate == b.IsCreate
+		bytes.Equal(a.PrevValue, b.PrevValue) && a.Revision == b.Revision && a.PrevRevision == b.PrevRevision &&
+		a.IsCreate == b.IsCreate
 }
 
 // collect reads events until one satisfies stop (returned last) or the
@@ -315,7 +316,7 @@ func memoryWatch(t testing.TB, opts Options) (*MVCCStore, Watcher, context.Conte
 	t.Cleanup(func() { s.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	w, err := s.Watch(ctx, "", 0)
+	w, err := s.Watch(ctx, "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

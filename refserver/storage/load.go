@@ -281,10 +281,10 @@ func (s *MVCCStore) build(sc scan) error {
 	order := alignedSlab[keyOrder](sc.records())
 	versions := make([]version, len(order))
 	s.compacted, s.rev = sc.compacted, sc.current
-	s.log = make([]logEntry, sc.current-sc.compacted) // scanTx found exactly these revisions
+	entries := s.log.preallocate(int(sc.current - sc.compacted)) // scanTx found exactly these revisions
 	prefault(slabBytes(order[:cap(order)]))
 	prefault(slabBytes(versions))
-	prefault(slabBytes(s.log))
+	prefault(slabBytes(entries))
 	parts := [2]keyRange{
 		{a: a[:ca], b: b[:cb], order: order[:ca+cb], versions: versions[:ca+cb]},
 		{a: a[ca:], b: b[cb:], order: order[ca+cb:], versions: versions[ca+cb:]},
@@ -570,9 +570,9 @@ func (s *MVCCStore) loadRecord(n *treapNode, r loadedRecord) error {
 		}
 		e := logEntry{ev: ev, createRev: r.createRev, at: r.at}
 		if wasLive {
-			e.prevRev = n.versions[len(n.versions)-1].modRev
+			e.ev.PrevRevision = n.versions[len(n.versions)-1].modRev
 		}
-		s.log[r.rev-s.compacted-1] = e
+		*s.log.at(int(r.rev - s.compacted - 1)) = e
 	}
 	n.versions = append(n.versions, v)
 	return nil

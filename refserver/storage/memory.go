@@ -63,11 +63,10 @@ func (o Options) withDefaults() Options {
 // logEntry is one revision of the revision log. With a persister its
 // event carries no values: they are read from the file when a watcher
 // replays the entry (the value written at the entry's revision, and the
-// one before it at prevRev).
+// one before it at the event's PrevRevision).
 type logEntry struct {
 	ev        Event
 	createRev int64
-	prevRev   int64 // the key's previous version (0: the write created the key)
 	at        int64 // write time, Unix nanoseconds
 }
 
@@ -98,7 +97,7 @@ type MVCCStore struct {
 
 	mu        sync.RWMutex
 	index     keyIndex
-	log       []logEntry // revisions compacted+1 .. rev, in order
+	log       revLog // revisions compacted+1 .. rev, in order
 	rev       int64
 	compacted int64
 	watchers  map[*watcher]struct{}

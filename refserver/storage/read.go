@@ -167,8 +167,8 @@ func (s *MVCCStore) remainingAfterLocked(last, end string, bounded bool, rev int
 	}
 	if rev < s.rev {
 		seen := make(map[string]struct{})
-		for _, e := range s.log[rev-s.compacted:] {
-			k := e.ev.Key
+		for i := int(rev - s.compacted); i < s.log.len(); i++ {
+			k := s.log.at(i).ev.Key
 			if k <= last || (bounded && k >= end) {
 				continue
 			}

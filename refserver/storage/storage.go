@@ -37,16 +37,18 @@
 // the keys live now in its subtree, so ListResult.Remaining is O(log n) at
 // the current revision and O(log n + writes since R) at an older one.
 // Besides the index, a revision log holds one entry per revision after the
-// compacted one; watch replay reads it, and compaction walks only the
-// dropped part of it, so compacting costs what it drops.
+// compacted one, in fixed-size chunks that a write fills in place (never a
+// copy of the log as it grows; revlog.go); watch replay reads it, and
+// compaction walks only the dropped part of it, so compacting costs what it
+// drops.
 //
 // Every write runs under the store's lock: it takes the next revision,
 // updates index and log, and appends the event (with its values) to each
 // matching watcher's queue. Watch registers its watcher and takes its
-// replay snapshot (a slice of the log after the start revision) under that
+// replay snapshot (a span of the log after the start revision) under that
 // same lock, so revisions up to registration come from the snapshot and all
 // later ones from the queue: the replay-to-live handoff has no gap and no
-// duplicate. Compaction only reslices the log, never overwrites it, so a
+// duplicate. Compaction only drops chunks, never overwrites an entry, so a
 // replaying watcher of the memory backend keeps its snapshot even if
 // compaction drops that history; one of the bbolt backend reads the
 // snapshot's values from the file a batch at a time, and ends with
@@ -115,6 +117,12 @@ const (
 	EventProgress EventType = "PROGRESS"
 )
 
+// EventFilter decides whether a watcher wants a live change. It runs for
+// every write under the watcher's prefix, under the store's lock and before
+// the write returns: it must be quick, must not block and must not call the
+// store. A filter that cannot tell keeps the event.
+type EventFilter func(Event) bool
+
 // Event is one change, delivered to watchers in revision order.
 type Event struct {
 	Type      EventType
@@ -122,7 +130,10 @@ type Event struct {
 	Value     []byte // PUT: the new value. DELETE: the value the key had before deletion.
 	PrevValue []byte // PUT of an existing key: the value before; nil on create and for DELETE.
 	Revision  int64  // the write's revision (for PROGRESS: the revision reached)
-	IsCreate  bool   // PUT that created the key
+	// PrevRevision is the revision of the key's value before the write
+	// (PrevValue of an update, Value of a DELETE); 0 on create.
+	PrevRevision int64
+	IsCreate     bool // PUT that created the key
 }
 
 // ListOptions selects keys for List.
@@ -186,7 +197,10 @@ type Store interface {
 	// Watch delivers every change to keys under prefix with a revision above
 	// afterRevision (0 = changes after the current revision), then live
 	// changes. ErrCompacted when afterRevision is below the compacted revision.
-	Watch(ctx context.Context, prefix string, afterRevision int64) (Watcher, error)
+	// keep, when not nil, sees each live change before it is queued, and
+	// false drops it for this watcher, which is then not woken for it
+	// (history replayed from before the watch started is not filtered).
+	Watch(ctx context.Context, prefix string, afterRevision int64, keep EventFilter) (Watcher, error)
 	// CurrentRevision is the revision of the last write (0 for an empty store).
 	CurrentRevision() int64
 	// CompactedRevision is the highest revision no longer readable (0 = none).

@@ -452,7 +452,7 @@ func TestClosedStore(t *testing.T) {
 	_, _, checks["Delete"] = s.Delete(ctx, "k", 0)
 	_, checks["Get"] = s.Get(ctx, "k", 0)
 	_, checks["List"] = s.List(ctx, ListOptions{})
-	_, checks["Watch"] = s.Watch(ctx, "", 0)
+	_, checks["Watch"] = s.Watch(ctx, "", 0, nil)
 	checks["Compact"] = s.Compact(1)
 	checks["Close"] = s.Close()
 	for op, err := range checks {

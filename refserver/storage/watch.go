@@ -17,8 +17,9 @@ type watcher struct {
 	s      *MVCCStore
 	ctx    context.Context
 	prefix string
-	limit  int        // most undelivered live events before the watcher is too slow
-	replay []logEntry // revisions after the start revision up to registration
+	keep   EventFilter // nil keeps every live event
+	limit  int         // most undelivered live events before the watcher is too slow
+	replay logSpan     // revisions after the start revision up to registration
 	wake   chan struct{}
 	done   chan struct{} // closed by Stop, by slowness, by Close and when ctx ends
 	once   sync.Once
@@ -46,7 +47,7 @@ type watcher struct {
 // ErrCompacted when afterRevision is below the compacted revision and
 // ErrFutureRevision when it is above the current one (callers that want to
 // watch from a revision not reached yet call WaitForRevision first).
-func (s *MVCCStore) Watch(ctx context.Context, prefix string, afterRevision int64) (Watcher, error) {
+func (s *MVCCStore) Watch(ctx context.Context, prefix string, afterRevision int64, keep EventFilter) (Watcher, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -69,15 +70,16 @@ func (s *MVCCStore) Watch(ctx context.Context, prefix string, afterRevision int6
 	// The snapshot and the registration happen under the same lock that
 	// every write holds while it notifies watchers: revisions up to s.rev
 	// come from the snapshot, every later one from the queue, none twice.
-	// The snapshot's entries are never overwritten (compaction only
-	// reslices the log), so run can read them without the lock.
+	// The snapshot's entries are never overwritten (revLog), so the
+	// reader can read them without the lock.
 	from := after - s.compacted
 	w := &watcher{
 		s:      s,
 		ctx:    ctx,
 		prefix: prefix,
+		keep:   keep,
 		limit:  s.opts.WatchBuffer,
-		replay: s.log[from:len(s.log):len(s.log)],
+		replay: s.log.snapshot(int(from)),
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
@@ -143,7 +145,7 @@ func (w *watcher) take() (ev Event, live, ok bool) {
 			w.taken++
 			return ev, !w.replaying, true
 		}
-		if len(w.replay) > 0 {
+		if w.replay.len() > 0 {
 			if err := w.readReplay(); err != nil {
 				w.end(err) // never a gap: the watch ends, saying why
 				return Event{}, false, false
@@ -201,24 +203,22 @@ const replayBatch = 64
 // checksum ends it with ErrCorrupt.
 func (w *watcher) readReplay() error {
 	batch := w.batch[:0]
-	var entries []logEntry
-	for len(w.replay) > 0 && len(batch) < replayBatch {
-		if e := w.replay[0]; strings.HasPrefix(e.ev.Key, w.prefix) {
+	i := 0
+	for ; i < w.replay.len() && len(batch) < replayBatch; i++ {
+		if e := w.replay.at(i); strings.HasPrefix(e.ev.Key, w.prefix) {
 			batch = append(batch, e.ev)
-			entries = append(entries, e)
 		}
-		w.replay = w.replay[1:]
 	}
-	if len(w.replay) == 0 {
-		w.replay = nil
+	if w.replay = w.replay.from(i); w.replay.len() == 0 {
+		w.replay = logSpan{} // the chunks can go
 	}
 	w.batch, w.taken, w.replaying = batch, 0, true
 	if w.s.persist == nil || len(batch) == 0 {
 		return nil
 	}
 	return w.s.persist.read(func(get valueGetter) error {
-		for i, e := range entries {
-			if err := fillValues(get, &batch[i], e); err != nil {
+		for i := range batch {
+			if err := fillValues(get, &batch[i]); err != nil {
 				return err
 			}
 		}
@@ -229,16 +229,16 @@ func (w *watcher) readReplay() error {
 // fillValues reads the values of a replayed event from the file: the value
 // written (PUT) and the one before it (PrevValue of an update, Value of a
 // deletion).
-func fillValues(get valueGetter, ev *Event, e logEntry) error {
+func fillValues(get valueGetter, ev *Event) error {
 	var err error
 	switch {
 	case ev.Type == EventDelete:
-		ev.Value, err = get(ev.Key, e.prevRev)
+		ev.Value, err = get(ev.Key, ev.PrevRevision)
 	case ev.IsCreate:
 		ev.Value, err = get(ev.Key, ev.Revision)
 	default:
 		if ev.Value, err = get(ev.Key, ev.Revision); err == nil {
-			ev.PrevValue, err = get(ev.Key, e.prevRev)
+			ev.PrevValue, err = get(ev.Key, ev.PrevRevision)
 		}
 	}
 	return err

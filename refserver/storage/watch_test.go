@@ -31,7 +31,7 @@ func TestWatchReplayThenLive(t *testing.T) {
 			}
 			var watchers []Watcher
 			for _, c := range cases {
-				w, err := s.Watch(context.Background(), c.prefix, c.after)
+				w, err := s.Watch(context.Background(), c.prefix, c.after, nil)
 				if err != nil {
 					t.Fatalf("%s: %v", c.name, err)
 				}
@@ -47,12 +47,49 @@ func TestWatchReplayThenLive(t *testing.T) {
 	}
 }
 
+// TestWatchFilter: a watcher's filter drops the live events it refuses,
+// sees them with their previous revision, and never touches history
+// replayed from before the watch started or a progress notification.
+func TestWatchFilter(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, 12))
+			s := b.open(t, Options{HistoryWindow: -1})
+			m := newModel(t, s)
+			m.randomOps(30, 6, rng.IntN)
+			keep := func(ev Event) bool { return ev.Key == "k01" || ev.Key == "k02" }
+			var seen []Event
+			w, err := s.Watch(context.Background(), "", 10, func(ev Event) bool {
+				seen = append(seen, ev) // under the store's lock: the writes below are sequential
+				return keep(ev)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			m.randomOps(40, 6, rng.IntN)
+			got := untilProgress(t, w, 70)
+			want := eventsFor(m.events[:30], "", 10) // history: all of it
+			for _, ev := range m.events[30:] {
+				if keep(ev) {
+					want = append(want, ev)
+				}
+			}
+			if len(want) == len(eventsFor(m.events, "", 10)) {
+				t.Fatal("the live writes are all kept: the fixture cannot tell a filter that is ignored")
+			}
+			checkEvents(t, "filtered watch", got, want)
+			checkEvents(t, "events the filter saw", seen, m.events[30:])
+		})
+	}
+}
+
 func TestWatchAfterZeroMeansCurrent(t *testing.T) {
 	s := NewMemory(Options{})
 	defer s.Close()
 	m := newModel(t, s)
 	m.create("a", "1")
-	w, err := s.Watch(context.Background(), "", 0)
+	w, err := s.Watch(context.Background(), "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +119,7 @@ func TestWatchRevisionErrors(t *testing.T) {
 		{11, ErrFutureRevision},
 	}
 	for _, c := range cases {
-		w, err := s.Watch(context.Background(), "", c.after)
+		w, err := s.Watch(context.Background(), "", c.after, nil)
 		if !errors.Is(err, c.err) {
 			t.Fatalf("Watch after %d: %v, want %v", c.after, err, c.err)
 		}
@@ -102,7 +139,7 @@ func TestWatchReplaySurvivesCompaction(t *testing.T) {
 	for i := range 20 {
 		m.create(fmt.Sprint(i), "v")
 	}
-	w, err := s.Watch(context.Background(), "", 0+2)
+	w, err := s.Watch(context.Background(), "", 0+2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,14 +164,14 @@ func TestBoltReplayCompacted(t *testing.T) {
 			for i := range 3 * replayBatch {
 				m.update("k", fmt.Sprint("v", i+1))
 			}
-			whole, err := s.Watch(context.Background(), "", 1)
+			whole, err := s.Watch(context.Background(), "", 1, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer whole.Stop()
 			checkEvents(t, "replay before compaction", untilProgress(t, whole, s.CurrentRevision()), m.events[1:])
 
-			w, err := s.Watch(context.Background(), "", 1)
+			w, err := s.Watch(context.Background(), "", 1, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,11 +196,11 @@ func TestSlowWatcherIsClosedWithoutBlockingWriters(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			s := b.open(t, Options{WatchBuffer: 5})
-			slow, err := s.Watch(context.Background(), "", 0)
+			slow, err := s.Watch(context.Background(), "", 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fast, err := s.Watch(context.Background(), "", 0)
+			fast, err := s.Watch(context.Background(), "", 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,7 +318,7 @@ func TestProgressEvents(t *testing.T) {
 	s := NewMemory(Options{})
 	defer s.Close()
 	m := newModel(t, s)
-	a, err := s.Watch(context.Background(), "a/", 0)
+	a, err := s.Watch(context.Background(), "a/", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,10 +111,10 @@ func (s *MVCCStore) commitLocked(ev Event, createRev int64) error {
 			return fmt.Errorf("storage: persist revision %d: %w", ev.Revision, err)
 		}
 	}
-	s.applyLocked(entry)
+	ev.PrevRevision = s.applyLocked(entry)
 	s.applyCompactionLocked(plan)
 	for w := range s.watchers {
-		if strings.HasPrefix(ev.Key, w.prefix) {
+		if strings.HasPrefix(ev.Key, w.prefix) && (w.keep == nil || w.keep(ev)) {
 			w.enqueue(ev)
 		}
 	}
@@ -125,14 +125,15 @@ func (s *MVCCStore) commitLocked(ev Event, createRev int64) error {
 	return nil
 }
 
-// applyLocked adds a write to the key index and the revision log. With a
+// applyLocked adds a write to the key index and the revision log and
+// returns the revision of the key's value before it (0 if none). With a
 // persister, the file holds the values: index and log keep none.
-func (s *MVCCStore) applyLocked(e logEntry) {
+func (s *MVCCStore) applyLocked(e logEntry) int64 {
 	ev := e.ev
 	n := s.index.insert(ev.Key)
 	wasLive := n.liveNow()
 	if wasLive {
-		e.prevRev = n.versions[len(n.versions)-1].modRev
+		e.ev.PrevRevision = n.versions[len(n.versions)-1].modRev
 	}
 	v := version{modRev: ev.Revision, createRev: e.createRev, value: ev.Value}
 	if ev.Type == EventDelete {
@@ -148,6 +149,7 @@ func (s *MVCCStore) applyLocked(e logEntry) {
 	case !isLive && wasLive:
 		s.index.addLive(ev.Key, -1)
 	}
-	s.log = append(s.log, e)
+	s.log.push(e)
 	s.rev = ev.Revision
+	return e.ev.PrevRevision
 }

@@ -1,0 +1,146 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/apiconform/apiconform/refserver/rvplan"
+	"github.com/apiconform/apiconform/refserver/storage"
+)
+
+// TestWatchLabelFilter holds the store-side filter of a label-selector
+// watch to translate: over writes that move objects into and out of the
+// selector, keep their labels, drop them or delete the objects, the filter
+// keeps exactly the events translate sends, and a watch started with it
+// delivers what translate makes of every event.
+func TestWatchLabelFilter(t *testing.T) {
+	st := storage.NewMemory(storage.Options{})
+	r := New(Config{Store: st})
+	r.Register(BuiltinKinds(r)...)
+	defer func() { r.Close(); _ = st.Close() }()
+	k := r.Lookup("", "configmaps")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	value := func(name, labelsJSON string) []byte {
+		md := fmt.Sprintf(`"name":%q,"namespace":"ns"`, name)
+		if labelsJSON != "" {
+			md += `,"labels":` + labelsJSON
+		}
+		return []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{` + md + `}}`)
+	}
+	type write struct {
+		name, labels string
+		del          bool
+	}
+	writes := []write{
+		{name: "a", labels: `{"app":"web"}`},            // created inside
+		{name: "b", labels: `{"app":"db"}`},             // created outside
+		{name: "c"},                                     // created without labels
+		{name: "a", labels: `{"app":"web","tier":"1"}`}, // stays inside
+		{name: "b", labels: `{"app":"db","tier":"1"}`},  // stays outside
+		{name: "b", labels: `{"app":"web"}`},            // moves in
+		{name: "a", labels: `{"app":"db"}`},             // moves out
+		{name: "c", labels: `{"app":"api"}`},            // gains a label
+		{name: "a", del: true},                          // deleted outside
+		{name: "b", del: true},                          // deleted inside
+		{name: "c", labels: `{}`},                       // loses its labels
+		{name: "d", labels: `{"tier":"1"}`},             // created with another key
+		{name: "d", labels: `{"tier":"1","app":"api"}`}, // gains the key
+		{name: "c", del: true},                          // deleted without labels
+	}
+
+	prefix := prefixOf(k, "ns")
+	for _, expr := range []string{"app=web", "app!=db", "app in (web,api)", "tier", "!app"} {
+		t.Run(expr, func(t *testing.T) {
+			ls, err := labels.Parse(expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel := Selector{Labels: ls}
+			keep := r.labelFilter(k, "v1", sel)
+			if keep == nil {
+				t.Fatal("no filter for a label selector at the storage version")
+			}
+			start := st.CurrentRevision()
+			raw, err := st.Watch(ctx, prefix, start, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Stop()
+			w, err := r.Watch(ctx, k, "v1", "ns", rvplan.Plan{Mode: rvplan.Exact, Revision: start}, sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			for i, wr := range writes {
+				key := keyOf(k, "ns", fmt.Sprintf("%s-%d", wr.name, start))
+				if wr.del {
+					_, _, err = st.Delete(ctx, key, 0)
+				} else if _, err = st.Update(ctx, key, value(wr.name, wr.labels), 0); err != nil {
+					_, err = st.Create(ctx, key, value(wr.name, wr.labels))
+				}
+				if err != nil {
+					t.Fatalf("write %d: %v", i, err)
+				}
+			}
+			var want []string
+			dropped := 0
+			for range writes {
+				ev, ok := raw.Next()
+				if !ok {
+					t.Fatalf("raw watch ended: %v", raw.Err())
+				}
+				out, sent := r.translate(k, "v1", ev, sel)
+				if kept := keep(ev); kept != sent {
+					t.Errorf("revision %d (%s %s): filter keeps %v, translate sends %v", ev.Revision, ev.Type, ev.Key, kept, sent)
+				}
+				if !sent {
+					dropped++
+					continue
+				}
+				want = append(want, fmt.Sprintf("%s %v %d", out.Type, meta(out.Object)["name"], out.Revision))
+			}
+			if dropped == 0 {
+				t.Fatalf("no write was outside %q: the fixture cannot tell a filter that keeps everything", expr)
+			}
+			got := make(chan string, len(writes))
+			go w.Run(func(ev WatchEvent) bool {
+				got <- fmt.Sprintf("%s %v %d", ev.Type, meta(ev.Object)["name"], ev.Revision)
+				return true
+			})
+			for i, wantEv := range want {
+				select {
+				case g := <-got:
+					if g != wantEv {
+						t.Fatalf("event %d: %s, want %s", i, g, wantEv)
+					}
+				case <-ctx.Done():
+					t.Fatalf("event %d: none, want %s", i, wantEv)
+				}
+			}
+		})
+	}
+
+	fs, _ := fields.ParseSelector("metadata.name=a")
+	web, _ := labels.Parse("app=web")
+	for _, c := range []struct {
+		name    string
+		version string
+		sel     Selector
+	}{
+		{"no selector", "v1", Selector{}},
+		{"everything", "v1", Selector{Labels: labels.Everything()}},
+		{"a field selector too", "v1", Selector{Labels: web, Fields: fs}},
+		{"another version", "v2", Selector{Labels: web}},
+	} {
+		if r.labelFilter(k, c.version, c.sel) != nil {
+			t.Errorf("%s: a filter, want none (labels alone do not decide)", c.name)
+		}
+	}
+}
