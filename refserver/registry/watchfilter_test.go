@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/apiconform/apiconform/refserver/rvplan"
-	"github.com/apiconform/apiconform/refserver/storage"
 )
 
 // TestWatchLabelFilter holds the store-side filter of a label-selector
@@ -19,11 +18,8 @@ import (
 // keeps exactly the events translate sends, and a watch started with it
 // delivers what translate makes of every event.
 func TestWatchLabelFilter(t *testing.T) {
-	st := storage.NewMemory(storage.Options{})
-	r := New(Config{Store: st})
-	r.Register(BuiltinKinds(r)...)
-	defer func() { r.Close(); _ = st.Close() }()
-	k := r.Lookup("", "configmaps")
+	r, k := newTestRegistry(t)
+	st := r.store // writes through the registry's store feed its label cache, as the server's do
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
