@@ -91,17 +91,21 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		}
 		return appendWatchEvent(make([]byte, 0, 512), ev)
 	}
+	// Events are written as they come and flushed once none is ready
+	// (Run's idle), so a burst, the initial events above all, goes out in
+	// full frames rather than one frame and one flush per event; a stream
+	// that ends is flushed as the handler returns.
 	writeFrame := func(b []byte, err error) bool {
 		if err != nil {
 			return false
 		}
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
+		_, err = w.Write(b)
+		return err == nil
+	}
+	flush := func() {
 		if flusher != nil {
 			flusher.Flush()
 		}
-		return true
 	}
 	write := func(ev watchEvent) bool { return writeFrame(render(ev)) }
 	wt, err := h.reg.Watch(ctx, ri.kind, ri.version, ri.namespace, plan, sel)
@@ -162,7 +166,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 			}))
 		}
 		return sent
-	})
+	}, flush)
 	// A client whose timeoutSeconds ran out is told how far the stream got;
 	// the stream then ends and the client resumes from its last resourceVersion.
 	if sent && req.AllowWatchBookmarks && ctx.Err() != nil && r.Context().Err() == nil && lastRev > 0 {

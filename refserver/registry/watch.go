@@ -47,8 +47,8 @@ type Watch struct {
 	ctx     context.Context
 	watcher storage.Watcher
 	cancel  context.CancelFunc
-	pump    func(send func(WatchEvent) bool) // delivers until the watch ends or send refuses
-	once    sync.Once                        // pump runs once: Run, Events or Stop
+	pump    func(send func(WatchEvent) bool, idle func()) // delivers until the watch ends or send refuses
+	once    sync.Once                                     // pump runs once: Run, Events or Stop
 	events  chan WatchEvent
 	done    chan struct{} // closed when pump has returned
 	err     error
@@ -59,10 +59,13 @@ type Watch struct {
 func (w *Watch) StartRevision() int64 { return w.start }
 
 // Run hands every event to send, in the caller's goroutine, until the watch
-// ends (its context, the store, an error event) or send returns false. It
-// returns at once if the events were already taken (Events, Run or Stop).
-func (w *Watch) Run(send func(WatchEvent) bool) {
-	w.once.Do(func() { w.pump(send) })
+// ends (its context, the store, an error event) or send returns false. idle,
+// when not nil, runs whenever Run is about to wait for a change, every event
+// ready so far having been sent: where the HTTP layer flushes, once per burst
+// of events (kube-apiserver flushes when its queue is empty too). It returns
+// at once if the events were already taken (Events, Run or Stop).
+func (w *Watch) Run(send func(WatchEvent) bool, idle func()) {
+	w.once.Do(func() { w.pump(send, idle) })
 }
 
 // Events delivers the events on a channel, closed when the watch ends.
@@ -78,7 +81,7 @@ func (w *Watch) Events() <-chan WatchEvent {
 				case <-w.ctx.Done():
 					return false
 				}
-			})
+			}, nil)
 		}()
 	})
 	return w.events
@@ -91,7 +94,7 @@ func (w *Watch) RequestBookmark() { w.watcher.RequestProgress() }
 // events were never taken releases what it holds here.
 func (w *Watch) Stop() {
 	w.cancel()
-	w.once.Do(func() { w.pump(func(WatchEvent) bool { return false }) })
+	w.once.Do(func() { w.pump(func(WatchEvent) bool { return false }, nil) })
 	<-w.done
 }
 
@@ -157,7 +160,7 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 	}
 	initDone := initDoneOf(ctx)
 	w := &Watch{ctx: wctx, watcher: sw, cancel: cancel, done: make(chan struct{}), start: after}
-	w.pump = func(send func(WatchEvent) bool) {
+	w.pump = func(send func(WatchEvent) bool, idle func()) {
 		defer close(w.done)
 		defer sw.Stop()
 		defer initDone()
@@ -182,7 +185,7 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		}
 		initDone()
 		for {
-			ev, ok := sw.Next()
+			ev, ok := sw.Next(idle)
 			if !ok {
 				if wctx.Err() != nil {
 					return // stopped, or the request ended

@@ -88,7 +88,7 @@ func TestWatchLabelFilter(t *testing.T) {
 			var want []string
 			dropped := 0
 			for range writes {
-				ev, ok := raw.Next()
+				ev, ok := raw.Next(nil)
 				if !ok {
 					t.Fatalf("raw watch ended: %v", raw.Err())
 				}
@@ -109,7 +109,7 @@ func TestWatchLabelFilter(t *testing.T) {
 			go w.Run(func(ev WatchEvent) bool {
 				got <- fmt.Sprintf("%s %v %d", ev.Type, meta(ev.Object)["name"], ev.Revision)
 				return true
-			})
+			}, nil)
 			for i, wantEv := range want {
 				select {
 				case g := <-got:

@@ -340,7 +340,7 @@ func nextEvents(t testing.TB, w Watcher) <-chan Event {
 	go func() {
 		defer close(ch)
 		for {
-			ev, ok := w.Next()
+			ev, ok := w.Next(nil)
 			if !ok {
 				return
 			}

@@ -217,9 +217,11 @@ type Store interface {
 // Watcher is one live subscription.
 type Watcher interface {
 	// Next waits for the next event; false once the watch has ended, and Err
-	// then says why (nil when stopped). A watcher is read with Next or with
-	// Events, not both.
-	Next() (Event, bool)
+	// then says why (nil when stopped). idle, when not nil, runs each time
+	// Next is about to wait because no event is ready: a reader that writes
+	// events to a client flushes there, once per burst instead of once per
+	// event. A watcher is read with Next or with Events, not both.
+	Next(idle func()) (Event, bool)
 	// Events is closed when the watch ends; Err then says why (nil when stopped).
 	Events() <-chan Event
 	// RequestProgress asks for an EventProgress once every change up to the

@@ -133,8 +133,9 @@ func (w *watcher) signal() {
 // history snapshot, a batch at a time, then the live queue. live says the
 // event was queued (and counts in pending until delivered). ok is false
 // once the watch has ended: stopped, too slow, the store closed, its
-// context done, or its history unreadable (Err says which).
-func (w *watcher) take() (ev Event, live, ok bool) {
+// context done, or its history unreadable (Err says which). idle, when not
+// nil, runs before each wait.
+func (w *watcher) take(idle func()) (ev Event, live, ok bool) {
 	for {
 		if w.stopped() {
 			return Event{}, false, false
@@ -161,6 +162,16 @@ func (w *watcher) take() (ev Event, live, ok bool) {
 		w.batch, w.queue, w.taken = w.queue, w.batch[:0], 0
 		w.mu.Unlock()
 		if len(w.batch) == 0 {
+			if idle != nil {
+				// A wake left by events taken since would have idle run
+				// for nothing: take it, and look again first.
+				select {
+				case <-w.wake:
+					continue
+				default:
+				}
+				idle()
+			}
 			// Every end signals wake (the context's too, through finish),
 			// so a plain receive, cheaper than a select, is enough.
 			<-w.wake
@@ -273,12 +284,12 @@ func (w *watcher) finish() {
 // Next waits for the next event and returns it, in the caller's goroutine;
 // false once the watch has ended (Err then says why). A watcher is read
 // with Next or with Events, not both, by one goroutine at a time.
-func (w *watcher) Next() (Event, bool) {
+func (w *watcher) Next(idle func()) (Event, bool) {
 	w.mode.Do(func() {})
 	if w.out != nil {
 		panic("storage: Next on a watcher read with Events")
 	}
-	ev, live, ok := w.take()
+	ev, live, ok := w.take(idle)
 	if !ok {
 		w.finish()
 		return Event{}, false
@@ -306,7 +317,7 @@ func (w *watcher) pump() {
 	defer close(w.out) // after finish: Err is final
 	defer w.finish()
 	for {
-		ev, live, ok := w.take()
+		ev, live, ok := w.take(nil)
 		if !ok || !w.send(ev) {
 			return
 		}

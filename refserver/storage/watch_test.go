@@ -84,6 +84,49 @@ func TestWatchFilter(t *testing.T) {
 	}
 }
 
+// TestWatchNextIdle: Next runs idle only when it is about to wait, never
+// while history or queued events are ready.
+func TestWatchNextIdle(t *testing.T) {
+	s := NewMemory(Options{})
+	defer s.Close()
+	m := newModel(t, s)
+	for i := range 3 {
+		m.create(fmt.Sprintf("h%d", i), "1")
+	}
+	w, err := s.Watch(context.Background(), "", 1, nil) // two events of history
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	m.create("live0", "1")
+	m.create("live1", "1")
+	idles := 0
+	idle := func() { idles++ }
+	for i := range 4 { // two replayed, two queued
+		if _, ok := w.Next(idle); !ok {
+			t.Fatalf("event %d: the watch ended: %v", i, w.Err())
+		}
+	}
+	if idles != 0 {
+		t.Fatalf("idle ran %d times while events were ready", idles)
+	}
+	got := make(chan Event)
+	waiting := make(chan struct{})
+	go func() {
+		ev, _ := w.Next(func() { idles++; close(waiting) })
+		got <- ev
+	}()
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Next waits without running idle first")
+	}
+	m.create("live2", "1")
+	if ev := <-got; ev.Key != "live2" || idles != 1 {
+		t.Fatalf("got %q after %d idle runs, want live2 after 1", ev.Key, idles)
+	}
+}
+
 func TestWatchAfterZeroMeansCurrent(t *testing.T) {
 	s := NewMemory(Options{})
 	defer s.Close()
@@ -280,7 +323,7 @@ func TestWatchNeverReadEndsWithContext(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if ev, ok := w.Next(); ok {
+	if ev, ok := w.Next(nil); ok {
 		t.Fatalf("Next after the context ended = %v, want the end", ev)
 	}
 }
@@ -294,7 +337,7 @@ func TestWatchReadOneWay(t *testing.T) {
 			defer w.Stop()
 			s.Create(ctx, "a", nil)
 			if first.next {
-				if ev, ok := w.Next(); !ok || ev.Key != "a" {
+				if ev, ok := w.Next(nil); !ok || ev.Key != "a" {
 					t.Fatalf("Next = %v, %v", ev, ok)
 				}
 			} else if ev := <-w.Events(); ev.Key != "a" {
@@ -308,7 +351,7 @@ func TestWatchReadOneWay(t *testing.T) {
 			if first.next {
 				w.Events()
 			} else {
-				w.Next()
+				w.Next(nil)
 			}
 		})
 	}
