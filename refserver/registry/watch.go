@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,7 +147,7 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		after = r.store.CurrentRevision()
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	sw, err := r.store.Watch(wctx, prefix, after, r.labelFilter(k, version, sel))
+	sw, err := r.store.Watch(wctx, prefix, after, r.selectorFilter(k, version, sel))
 	if err != nil {
 		cancel()
 		initial.release()
@@ -548,29 +549,78 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 	return WatchEvent{}, false
 }
 
-// labelFilter is the store's test, for a watch with a label selector, of
+// selectorFilter is the store's test, for a watch with a selector, of
 // whether a write can concern it: translate sends an event only if the
 // object written, or the one it replaced, matches, so a write of neither
 // need not wake the watch's goroutine. With many watches each selecting a
-// share of a collection, most writes concern few of them; kube-apiserver's
-// watch cache dispatches such events to every watcher all the same, and
-// each one filters it. The test reads the labels from the label cache (the
-// write has just put the new value's there), keeps whatever it cannot read,
-// and is nil where labels alone do not decide: a field selector, or a
-// version other than the storage version, whose conversion may change
-// labels.
-func (r *Registry) labelFilter(k *Kind, version string, sel Selector) storage.EventFilter {
-	if sel.Labels == nil || sel.Labels.Empty() || (sel.Fields != nil && !sel.Fields.Empty()) || version != k.StorageVersion() {
+// share of a collection (or one object, as kubectl wait and client-go's
+// single-object watches do with metadata.name), most writes concern few of
+// them; kube-apiserver's watch cache hands such events to every watcher all
+// the same, and each one filters it. Labels are read from the label cache
+// once per event (eventLabels), a value whose labels cannot be read is
+// kept, and metadata.name and metadata.namespace come from the key, which
+// the registry writes from them (so they are the same before and after a
+// write). The filter is nil where that does not decide: a field selector on
+// another field, or a version other than the storage version, whose
+// conversion may change labels.
+func (r *Registry) selectorFilter(k *Kind, version string, sel Selector) storage.EventFilter {
+	if sel.Empty() || version != k.StorageVersion() {
 		return nil
 	}
-	matches := func(sl storedLabels) bool { return !sl.ok || sel.Labels.Matches(sl.set) }
+	var byKey fields.Selector
+	if sel.Fields != nil && !sel.Fields.Empty() {
+		for _, req := range sel.Fields.Requirements() {
+			if _, special := k.Fields[req.Field]; special || (req.Field != "metadata.name" && (req.Field != "metadata.namespace" || !k.Namespaced)) {
+				return nil
+			}
+		}
+		byKey = sel.Fields
+	}
+	var byLabels labels.Selector
+	if sel.Labels != nil && !sel.Labels.Empty() {
+		byLabels = sel.Labels
+	}
+	base := basePrefix(k)
+	matches := func(sl storedLabels) bool { return !sl.ok || byLabels.Matches(sl.set) }
 	return func(ev storage.Event) bool {
 		if ev.Type != storage.EventPut && ev.Type != storage.EventDelete {
+			return true
+		}
+		if byKey != nil && !byKey.Matches(keyFields{k: k, rest: strings.TrimPrefix(ev.Key, base)}) {
+			return false
+		}
+		if byLabels == nil {
 			return true
 		}
 		cur, prev, hasPrev := r.lastEvent.of(r.labels, ev)
 		return matches(cur) || (hasPrev && matches(prev))
 	}
+}
+
+// keyFields reads metadata.name and metadata.namespace from a key, the rest
+// after the kind's prefix ("ns/name" or "name"), as objectFields reads them
+// from the object stored there.
+type keyFields struct {
+	k    *Kind
+	rest string
+}
+
+func (f keyFields) Has(field string) bool {
+	return field == "metadata.name" || (field == "metadata.namespace" && f.k.Namespaced)
+}
+
+func (f keyFields) Get(field string) string {
+	ns, name := "", f.rest
+	if f.k.Namespaced {
+		ns, name, _ = strings.Cut(f.rest, "/")
+	}
+	switch {
+	case field == "metadata.name":
+		return name
+	case field == "metadata.namespace" && f.k.Namespaced:
+		return ns
+	}
+	return ""
 }
 
 // eventLabels remembers the labels of one event's values.

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,12 +13,12 @@ import (
 	"github.com/apiconform/apiconform/refserver/rvplan"
 )
 
-// TestWatchLabelFilter holds the store-side filter of a label-selector
-// watch to translate: over writes that move objects into and out of the
+// TestWatchSelectorFilter holds the store-side filter of a selector watch
+// to translate: over writes that move objects into and out of the
 // selector, keep their labels, drop them or delete the objects, the filter
 // keeps exactly the events translate sends, and a watch started with it
 // delivers what translate makes of every event.
-func TestWatchLabelFilter(t *testing.T) {
+func TestWatchSelectorFilter(t *testing.T) {
 	r, k := newTestRegistry(t)
 	st := r.store // writes through the registry's store feed its label cache, as the server's do
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -52,18 +53,36 @@ func TestWatchLabelFilter(t *testing.T) {
 	}
 
 	prefix := prefixOf(k, "ns")
-	for _, expr := range []string{"app=web", "app!=db", "app in (web,api)", "tier", "!app"} {
-		t.Run(expr, func(t *testing.T) {
-			ls, err := labels.Parse(expr)
+	for _, c := range []struct{ labels, fields string }{
+		{labels: "app=web"},
+		{labels: "app!=db"},
+		{labels: "app in (web,api)"},
+		{labels: "tier"},
+		{labels: "!app"},
+		{fields: "metadata.name=a-%d"},
+		{fields: "metadata.name!=a-%d,metadata.namespace=ns"},
+		{fields: "metadata.namespace!=ns"},
+		{labels: "app=web", fields: "metadata.name=b-%d"},
+	} {
+		t.Run(c.labels+" "+c.fields, func(t *testing.T) {
+			start := st.CurrentRevision()
+			ls, err := labels.Parse(c.labels)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sel := Selector{Labels: ls}
-			keep := r.labelFilter(k, "v1", sel)
-			if keep == nil {
-				t.Fatal("no filter for a label selector at the storage version")
+			expr := c.fields
+			if strings.Contains(expr, "%d") {
+				expr = fmt.Sprintf(expr, start)
 			}
-			start := st.CurrentRevision()
+			fs, err := fields.ParseSelector(expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel := Selector{Labels: ls, Fields: fs}
+			keep := r.selectorFilter(k, "v1", sel)
+			if keep == nil {
+				t.Fatal("no filter for a selector of labels, name and namespace at the storage version")
+			}
 			raw, err := st.Watch(ctx, prefix, start, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -75,11 +94,12 @@ func TestWatchLabelFilter(t *testing.T) {
 			}
 			defer w.Stop()
 			for i, wr := range writes {
-				key := keyOf(k, "ns", fmt.Sprintf("%s-%d", wr.name, start))
+				name := fmt.Sprintf("%s-%d", wr.name, start)
+				key := keyOf(k, "ns", name)
 				if wr.del {
 					_, _, err = st.Delete(ctx, key, 0)
-				} else if _, err = st.Update(ctx, key, value(wr.name, wr.labels), 0); err != nil {
-					_, err = st.Create(ctx, key, value(wr.name, wr.labels))
+				} else if _, err = st.Update(ctx, key, value(name, wr.labels), 0); err != nil {
+					_, err = st.Create(ctx, key, value(name, wr.labels))
 				}
 				if err != nil {
 					t.Fatalf("write %d: %v", i, err)
@@ -94,7 +114,7 @@ func TestWatchLabelFilter(t *testing.T) {
 				}
 				out, sent := r.translate(k, "v1", ev, sel)
 				if kept := keep(ev); kept != sent {
-					t.Errorf("revision %d (%s %s): filter keeps %v, translate sends %v", ev.Revision, ev.Type, ev.Key, kept, sent)
+					t.Fatalf("revision %d (%s %s): filter keeps %v, translate sends %v", ev.Revision, ev.Type, ev.Key, kept, sent)
 				}
 				if !sent {
 					dropped++
@@ -103,7 +123,7 @@ func TestWatchLabelFilter(t *testing.T) {
 				want = append(want, fmt.Sprintf("%s %v %d", out.Type, meta(out.Object)["name"], out.Revision))
 			}
 			if dropped == 0 {
-				t.Fatalf("no write was outside %q: the fixture cannot tell a filter that keeps everything", expr)
+				t.Fatalf("no write was outside %v: the fixture cannot tell a filter that keeps everything", sel)
 			}
 			got := make(chan string, len(writes))
 			go w.Run(func(ev WatchEvent) bool {
@@ -123,7 +143,7 @@ func TestWatchLabelFilter(t *testing.T) {
 		})
 	}
 
-	fs, _ := fields.ParseSelector("metadata.name=a")
+	other, _ := fields.ParseSelector("data.x=a")
 	web, _ := labels.Parse("app=web")
 	for _, c := range []struct {
 		name    string
@@ -131,12 +151,12 @@ func TestWatchLabelFilter(t *testing.T) {
 		sel     Selector
 	}{
 		{"no selector", "v1", Selector{}},
-		{"everything", "v1", Selector{Labels: labels.Everything()}},
-		{"a field selector too", "v1", Selector{Labels: web, Fields: fs}},
+		{"everything", "v1", Selector{Labels: labels.Everything(), Fields: fields.Everything()}},
+		{"another field", "v1", Selector{Labels: web, Fields: other}},
 		{"another version", "v2", Selector{Labels: web}},
 	} {
-		if r.labelFilter(k, c.version, c.sel) != nil {
-			t.Errorf("%s: a filter, want none (labels alone do not decide)", c.name)
+		if r.selectorFilter(k, c.version, c.sel) != nil {
+			t.Errorf("%s: a filter, want none (labels, name and namespace do not decide)", c.name)
 		}
 	}
 }
