@@ -56,10 +56,13 @@
 // whose history was compacted before it caught up).
 //
 // Writers never block on a watcher: appending to a queue is a non-blocking
-// step. The watcher's reader takes events from the queue: with Next, in its
-// own goroutine (the registry's watches, which write each event to their
-// client from there), or through the unbuffered Events channel, which a
-// goroutine of the watcher fills. A watcher holding more than
+// step, taken only if the watcher's filter (an EventFilter its caller gave,
+// run by the writer under the lock) keeps the event, so a watcher a write
+// does not concern is not woken for it. The watcher's reader takes events
+// from the queue: with Next, in its own goroutine (the registry's watches,
+// which write each event to their client from there, and flush in Next's
+// idle callback, once per burst), or through the unbuffered Events channel,
+// which a goroutine of the watcher fills. A watcher holding more than
 // Options.WatchBuffer undelivered events is ended with ErrWatcherTooSlow.
 // RequestProgress queues a PROGRESS event behind the events already queued,
 // so it arrives after every earlier change for that watcher.
