@@ -20,9 +20,13 @@ import (
 type answerRing struct {
 	mu    sync.Mutex
 	buf   []byte
-	total int64       // log bytes written so far, skipped ones included
-	queue []ringEntry // the answers held, oldest first
-	at    map[itemKey]ringEntry
+	total int64 // log bytes written so far, skipped ones included
+	// queue is the answers held, oldest first, as a circular buffer of
+	// held entries from head (a slice resliced at the front and appended
+	// to was copied whole every few thousand writes).
+	queue   []ringEntry
+	head, n int
+	at      map[itemKey]ringEntry
 }
 
 type ringEntry struct {
@@ -52,13 +56,28 @@ func (r *answerRing) put(key itemKey, b []byte) {
 	}
 	e := ringEntry{key: key, start: r.total, end: r.total + n}
 	r.total = e.end
-	for len(r.queue) > 0 && r.queue[0].start < r.total-size {
-		delete(r.at, r.queue[0].key) // its first byte is about to be overwritten
-		r.queue = r.queue[1:]
+	for r.n > 0 && r.queue[r.head].start < r.total-size {
+		delete(r.at, r.queue[r.head].key) // its first byte is about to be overwritten
+		r.queue[r.head] = ringEntry{}
+		r.head = (r.head + 1) % len(r.queue)
+		r.n--
 	}
 	copy(r.buf[e.start%size:], b)
-	r.queue = append(r.queue, e)
+	r.push(e)
 	r.at[key] = e
+}
+
+// push adds e at the queue's end, doubling the queue when it is full.
+func (r *answerRing) push(e ringEntry) {
+	if r.n == len(r.queue) {
+		grown := make([]ringEntry, max(64, 2*len(r.queue)))
+		for i := range r.n {
+			grown[i] = r.queue[(r.head+i)%len(r.queue)]
+		}
+		r.queue, r.head = grown, 0
+	}
+	r.queue[(r.head+r.n)%len(r.queue)] = e
+	r.n++
 }
 
 // get returns a copy of key's answer if the ring still holds it.

@@ -78,8 +78,8 @@ func TestAnswerRing(t *testing.T) {
 			}
 			delete(kept, i-41)
 		}
-		if held := len(r.at); held < 4 || held != len(r.queue) {
-			t.Fatalf("held %d answers, queue %d", held, len(r.queue))
+		if held := len(r.at); held < 4 || held != r.n {
+			t.Fatalf("held %d answers, queue %d", held, r.n)
 		}
 	})
 }

@@ -92,8 +92,10 @@ func encode(k *Kind, obj Object) ([]byte, error) {
 	storageAV := k.APIVersion(k.StorageVersion())
 	if av := str(obj["apiVersion"]); av == "" || av == storageAV {
 		// Nothing to convert: obj as stored, without resourceVersion, is
-		// written straight from obj (no copy to leave it out of).
-		b, err := appendStored(make([]byte, 0, 512), obj, storageAV, k.Kind)
+		// written straight from obj (no copy to leave it out of), into a
+		// buffer a small object with its managedFields fits in without
+		// growing (the store keeps a copy of the bytes, not the buffer).
+		b, err := appendStored(make([]byte, 0, 1024), obj, storageAV, k.Kind)
 		if err != nil {
 			return nil, err
 		}
