@@ -36,7 +36,8 @@ func (l logSpan) at(i int) *logEntry {
 }
 
 // from returns the entries from i on (0 <= i <= len), sharing the chunks:
-// it never writes to them or to the chunk list.
+// it never writes to them or to the chunk list, so a span taken under the
+// store's lock (a watcher's replay snapshot) is read without it.
 func (l logSpan) from(i int) logSpan {
 	if uint(i) > uint(l.n) {
 		panic("storage: log span out of range")
@@ -72,9 +73,6 @@ func (l *revLog) drop(k int) {
 	}
 	l.logSpan = rest
 }
-
-// snapshot is the entries from i on, for reading without the lock.
-func (l *revLog) snapshot(i int) logSpan { return l.from(i) }
 
 // preallocate makes an empty log of n zero entries in one allocation (a
 // load sets them with at), so that it can be prefaulted as one slab.

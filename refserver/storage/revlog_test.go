@@ -57,9 +57,9 @@ func TestRevLog(t *testing.T) {
 				l.push(entryAt(next))
 				next++
 			}
-			whole := l.snapshot(0)
+			whole := l.from(0)
 			for _, k := range tc.drops {
-				before := l.snapshot(0)
+				before := l.from(0)
 				l.drop(k)
 				first += int64(k)
 				wantRevisions(t, "after a drop", l.logSpan, first, next-1)
@@ -133,7 +133,7 @@ func TestRevLogSpanReadWhileWritten(t *testing.T) {
 			l.drop(3)
 		}
 		if rev%97 == 0 {
-			spans <- l.snapshot(l.len() / 2)
+			spans <- l.from(l.len() / 2)
 		}
 		mu.Unlock()
 	}

@@ -79,7 +79,7 @@ func (s *MVCCStore) Watch(ctx context.Context, prefix string, afterRevision int6
 		prefix: prefix,
 		keep:   keep,
 		limit:  s.opts.WatchBuffer,
-		replay: s.log.snapshot(int(from)),
+		replay: s.log.from(int(from)),
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
