@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/apiconform/apiconform/refserver/faults"
 	"github.com/apiconform/apiconform/refserver/rvplan"
@@ -382,7 +383,7 @@ func (r *Registry) sendInitial(ctx context.Context, k *Kind, version string, sel
 					return err
 				}
 			}
-			if !sel.Empty() && !metadataMayMatch(k, sel, kv.Value) {
+			if !sel.Empty() && !r.storedMayMatch(k, sel, kv) {
 				continue
 			}
 			obj, err := r.decode(k, version, kv, 0)
@@ -431,40 +432,23 @@ func (r *Registry) snapshotValue(ctx context.Context, k *Kind, kv storage.KeyVal
 	return got, nil
 }
 
-// storedMeta is the part of a stored object a selector may look at without
-// decoding the whole object.
-type storedMeta struct {
-	Metadata struct {
-		Name      string            `json:"name"`
-		Namespace string            `json:"namespace"`
-		Labels    map[string]string `json:"labels"`
-	} `json:"metadata"`
-}
-
-// metadataMayMatch is the cheap pass of a selector over a stored object's
-// metadata. False means the object is certainly not selected; true means it
-// may be (field selectors on kind-specific fields need the whole object).
-func metadataMayMatch(k *Kind, sel Selector, value []byte) bool {
-	var m storedMeta
-	if json.Unmarshal(value, &m) != nil {
-		return true // the full decode reports it
-	}
-	if sel.Labels != nil && !sel.Labels.Empty() && !sel.Labels.Matches(labels.Set(m.Metadata.Labels)) {
+// storedMayMatch is the cheap pass of a selector over the object stored
+// in kv, before it is decoded. False means the object is certainly not
+// selected; true means it may be. Labels come from the label cache (a value
+// whose labels cannot be read may match: the decode reports it), and
+// metadata.name and metadata.namespace from the key, which the registry
+// writes from them; other fields (kind-specific ones) need the whole
+// object. Conversions here leave metadata as stored, so the stored labels
+// are those of every version.
+func (r *Registry) storedMayMatch(k *Kind, sel Selector, kv storage.KeyValue) bool {
+	if byKey, _ := keyDecided(k, sel.Fields); byKey != nil && !byKey.Matches(keyFields{k: k, rest: strings.TrimPrefix(kv.Key, basePrefix(k))}) {
 		return false
 	}
-	if sel.Fields == nil || sel.Fields.Empty() {
+	if sel.Labels == nil || sel.Labels.Empty() {
 		return true
 	}
-	set := fields.Set{"metadata.name": m.Metadata.Name}
-	if k.Namespaced {
-		set["metadata.namespace"] = m.Metadata.Namespace
-	}
-	for _, req := range sel.Fields.Requirements() {
-		if _, ok := set[req.Field]; !ok {
-			return true
-		}
-	}
-	return sel.Fields.Matches(set)
+	sl := r.labels.get(kv)
+	return !sl.ok || sel.Labels.Matches(sl.set)
 }
 
 // errorEvent is an ERROR event carrying err's Status.
@@ -567,14 +551,9 @@ func (r *Registry) selectorFilter(k *Kind, version string, sel Selector) storage
 	if sel.Empty() || version != k.StorageVersion() {
 		return nil
 	}
-	var byKey fields.Selector
-	if sel.Fields != nil && !sel.Fields.Empty() {
-		for _, req := range sel.Fields.Requirements() {
-			if _, special := k.Fields[req.Field]; special || (req.Field != "metadata.name" && (req.Field != "metadata.namespace" || !k.Namespaced)) {
-				return nil
-			}
-		}
-		byKey = sel.Fields
+	byKey, all := keyDecided(k, sel.Fields)
+	if !all {
+		return nil
 	}
 	var byLabels labels.Selector
 	if sel.Labels != nil && !sel.Labels.Empty() {
@@ -595,6 +574,37 @@ func (r *Registry) selectorFilter(k *Kind, version string, sel Selector) storage
 		cur, prev, hasPrev := r.lastEvent.of(r.labels, ev)
 		return matches(cur) || (hasPrev && matches(prev))
 	}
+}
+
+// keyDecided is the part of the field selector fs (of kind k) that the key
+// decides: its requirements on metadata.name, and on metadata.namespace of
+// a namespaced kind, unless k serves those fields itself (nil for none).
+// all is whether that is every requirement of fs.
+func keyDecided(k *Kind, fs fields.Selector) (byKey fields.Selector, all bool) {
+	if fs == nil || fs.Empty() {
+		return nil, true
+	}
+	reqs := fs.Requirements()
+	decided := make([]fields.Selector, 0, len(reqs))
+	for _, req := range reqs {
+		_, special := k.Fields[req.Field]
+		if special || !(keyFields{k: k}).Has(req.Field) {
+			continue
+		}
+		switch req.Operator {
+		case selection.Equals, selection.DoubleEquals:
+			decided = append(decided, fields.OneTermEqualSelector(req.Field, req.Value))
+		case selection.NotEquals:
+			decided = append(decided, fields.OneTermNotEqualSelector(req.Field, req.Value))
+		}
+	}
+	switch {
+	case len(decided) == len(reqs):
+		return fs, true
+	case len(decided) == 0:
+		return nil, false
+	}
+	return fields.AndSelectors(decided...), false
 }
 
 // keyFields reads metadata.name and metadata.namespace from a key, the rest

@@ -2,7 +2,9 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
@@ -16,9 +18,13 @@ import (
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
-func TestMetadataMayMatch(t *testing.T) {
-	k := &Kind{Resource: "configmaps", Namespaced: true}
-	value := []byte(`{"metadata":{"name":"a","namespace":"ns","labels":{"app":"web"}},"data":{"x":"1"}}`)
+// TestStoredMayMatch: the cheap pass of the initial events over stored
+// objects excludes exactly what the selector's labels, metadata.name and
+// metadata.namespace exclude, and lets anything else through to the decode.
+func TestStoredMayMatch(t *testing.T) {
+	r, k := newTestRegistry(t)
+	kv := storage.KeyValue{Key: keyOf(k, "ns", "a"), ModRevision: 7,
+		Value: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","labels":{"app":"web"}},"data":{"x":"1"}}`)}
 	tests := []struct {
 		labels, fields string
 		want           bool
@@ -26,11 +32,18 @@ func TestMetadataMayMatch(t *testing.T) {
 		{"app=web", "", true},
 		{"app=db", "", false},
 		{"tier", "", false},
+		{"!tier", "", true},
 		{"", "metadata.name=a", true},
 		{"", "metadata.name=b", false},
+		{"", "metadata.name!=a", false},
+		{"", "metadata.namespace=ns", true},
 		{"", "metadata.namespace=other", false},
 		{"app=web", "metadata.name!=a", false},
 		{"", "spec.kindSpecific=x", true}, // needs the whole object: may match
+		{"", "metadata.name=a,spec.kindSpecific=x", true},
+		{"", "metadata.name=b,spec.kindSpecific=x", false}, // the key decides its part
+		{"", "metadata.name!=a,spec.kindSpecific=x", false},
+		{"", "metadata.namespace=ns,spec.kindSpecific=x", true},
 		{"app=db", "spec.kindSpecific=x", false},
 	}
 	for _, tt := range tests {
@@ -42,12 +55,26 @@ func TestMetadataMayMatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := metadataMayMatch(k, Selector{Labels: ls, Fields: fs}, value); got != tt.want {
+		if got := r.storedMayMatch(k, Selector{Labels: ls, Fields: fs}, kv); got != tt.want {
 			t.Errorf("labels %q fields %q: %v, want %v", tt.labels, tt.fields, got, tt.want)
 		}
 	}
-	if !metadataMayMatch(k, Selector{Labels: labels.Everything()}, []byte("not json")) {
+	bad := storage.KeyValue{Key: keyOf(k, "ns", "b"), ModRevision: 8, Value: []byte("not json")}
+	if !r.storedMayMatch(k, Selector{Labels: labels.SelectorFromSet(labels.Set{"app": "web"})}, bad) {
 		t.Error("undecodable bytes must go to the full decode, which reports them")
+	}
+	// A kind that serves metadata.name itself, and a cluster-scoped kind's
+	// metadata.namespace, are not read from the key.
+	own := &Kind{Resource: k.Resource, Namespaced: true,
+		Fields: map[string]func(Object) string{"metadata.name": func(Object) string { return "b" }}}
+	cluster := &Kind{Resource: k.Resource}
+	for _, c := range []struct {
+		k      *Kind
+		fields string
+	}{{own, "metadata.name=b"}, {cluster, "metadata.namespace=other"}} {
+		if !r.storedMayMatch(c.k, Selector{Fields: fields.ParseSelectorOrDie(c.fields)}, kv) {
+			t.Errorf("%s: excluded by the key, want left to the decode", c.fields)
+		}
 	}
 }
 
@@ -275,5 +302,58 @@ func TestWatchInitialStateFromFile(t *testing.T) {
 	}
 	if want := []string{Added, Added, Error}; !slices.Equal(types, want) {
 		t.Errorf("after the compaction: %v, want %v (c1, c2, then c3's revision is gone)", types, want)
+	}
+}
+
+// TestStoredMayMatchAgreesWithDecode: over generated objects, the cheap pass
+// never excludes an object the selector selects, and where the selector is
+// made only of labels, metadata.name and metadata.namespace it decides
+// exactly as matching the decoded object does.
+func TestStoredMayMatchAgreesWithDecode(t *testing.T) {
+	r, k := newTestRegistry(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(of ...string) string { return of[rng.IntN(len(of))] }
+	selectors := []struct {
+		labels, fields string
+		exact          bool
+	}{
+		{"app=web", "", true},
+		{"app!=web", "", true},
+		{"app in (web,db),tier", "", true},
+		{"!tier", "", true},
+		{"", "metadata.name=o-3", true},
+		{"", "metadata.namespace!=ns-1", true},
+		{"app=db", "metadata.name!=o-2,metadata.namespace=ns-0", true},
+		{"", "spec.other=x", false},
+		{"tier=1", "metadata.name=o-1,spec.other=x", false},
+	}
+	for i := range 400 {
+		ns, name := pick("ns-0", "ns-1"), fmt.Sprintf("o-%d", rng.IntN(6))
+		lbls := map[string]string{}
+		for _, key := range []string{"app", "tier"} {
+			if rng.IntN(3) > 0 {
+				lbls[key] = pick("web", "db", "1", "2")
+			}
+		}
+		lj, _ := json.Marshal(lbls)
+		value := fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":%s,"name":%q,"namespace":%q}}`, lj, name, ns)
+		kv := storage.KeyValue{Key: keyOf(k, ns, name), ModRevision: int64(i + 1), Value: value}
+		obj, err := r.decode(k, "v1", kv, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range selectors {
+			sel := Selector{Labels: labels.SelectorFromSet(nil), Fields: fields.Everything()}
+			if sel.Labels, err = labels.Parse(c.labels); err != nil {
+				t.Fatal(err)
+			}
+			if sel.Fields, err = fields.ParseSelector(c.fields); err != nil {
+				t.Fatal(err)
+			}
+			may, does := r.storedMayMatch(k, sel, kv), sel.Matches(k, obj)
+			if does && !may || c.exact && may != does {
+				t.Fatalf("%s %s on %s: cheap pass %v, decoded match %v", c.labels, c.fields, value, may, does)
+			}
+		}
 	}
 }
