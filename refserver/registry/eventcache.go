@@ -34,6 +34,7 @@ type eventKey struct {
 // eventEntry is one decoded value and its renderings, one per form and event
 // type (a selector makes one write ADDED for some watchers, MODIFIED for others).
 type eventEntry struct {
+	decoded   chan struct{} // closed once obj is set
 	obj       Object
 	encodings map[encodingKey]*encoding
 }
@@ -56,32 +57,36 @@ func newEventCache() *eventCache {
 	return &eventCache{items: make(map[eventKey]*eventEntry, eventCacheSize), ring: make([]eventKey, eventCacheSize)}
 }
 
-// get returns the cached object for key, or decodes it with decode and keeps
-// it. A nil result is not cached (the bytes did not decode).
+// get returns the cached object for key, decoding it with decode once: the
+// watchers that want it while it is being decoded wait for that decode
+// instead of racing it (a hundred watchers woken by one write did, each
+// decoding the same bytes). A nil result (the bytes did not decode) is
+// kept as well; the same bytes give the same answer.
 func (c *eventCache) get(key eventKey, decode func() Object) Object {
 	c.mu.Lock()
 	if e, ok := c.items[key]; ok {
 		c.mu.Unlock()
+		<-e.decoded
 		return e.obj
 	}
-	c.mu.Unlock()
-	// Decode outside the lock; two watchers may race to decode the same
-	// event, and the first stored copy wins.
-	obj := decode()
-	if obj == nil {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if prior, ok := c.items[key]; ok {
-		return prior.obj
-	}
+	e := &eventEntry{decoded: make(chan struct{})}
 	if old := c.ring[c.next]; old.kind != nil {
 		delete(c.items, old)
 	}
 	c.ring[c.next] = key
 	c.next = (c.next + 1) % len(c.ring)
-	c.items[key] = &eventEntry{obj: obj}
+	c.items[key] = e
+	c.mu.Unlock()
+	var obj Object
+	defer func() {
+		// Set under the lock encoded reads it with; closed even if decode
+		// panics, so that no watcher waits forever.
+		c.mu.Lock()
+		e.obj = obj
+		c.mu.Unlock()
+		close(e.decoded)
+	}()
+	obj = decode()
 	return obj
 }
 

@@ -1,6 +1,11 @@
 package registry
 
-import "testing"
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
 
 func TestEventCacheDecodesOncePerEvent(t *testing.T) {
 	c := newEventCache()
@@ -31,11 +36,69 @@ func TestEventCacheDecodesOncePerEvent(t *testing.T) {
 			t.Errorf("%+v shared a cached object with %+v", other, key)
 		}
 	}
-	if c.get(eventKey{kind: k, revision: 9}, func() Object { return nil }) != nil {
-		t.Fatal("a failed decode must give nil")
+	failed := 0
+	for range 3 {
+		if c.get(eventKey{kind: k, revision: 9}, func() Object { failed++; return nil }) != nil {
+			t.Fatal("a failed decode must give nil")
+		}
 	}
-	if _, cached := c.items[eventKey{kind: k, revision: 9}]; cached {
-		t.Fatal("a failed decode must not be cached")
+	if failed != 1 {
+		t.Fatalf("bytes that did not decode were decoded %d times, want once", failed)
+	}
+}
+
+// TestEventCacheConcurrentDecodeOnce: the watchers that want an event while
+// it is being decoded wait for that decode rather than decode it too, and a
+// decode that panics leaves none of them waiting.
+func TestEventCacheConcurrentDecodeOnce(t *testing.T) {
+	c := newEventCache()
+	k := &Kind{Resource: "configmaps"}
+	const watchers = 50
+	var decodes atomic.Int32
+	release := make(chan struct{})
+	decode := func() Object {
+		decodes.Add(1)
+		<-release
+		return Object{"n": 1}
+	}
+	var wg sync.WaitGroup
+	got := make(chan Object, watchers)
+	for range watchers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got <- c.get(eventKey{kind: k, revision: 3}, decode)
+		}()
+	}
+	for decodes.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // the others arrive while the first decodes
+	close(release)
+	wg.Wait()
+	close(got)
+	for o := range got {
+		if o["n"] != 1 {
+			t.Fatalf("a watcher got %v", o)
+		}
+	}
+	if n := decodes.Load(); n != 1 {
+		t.Fatalf("%d concurrent watchers decoded the event %d times, want once", watchers, n)
+	}
+
+	func() {
+		defer func() { _ = recover() }()
+		c.get(eventKey{kind: k, revision: 4}, func() Object { panic("decode") })
+	}()
+	done := make(chan Object)
+	go func() { done <- c.get(eventKey{kind: k, revision: 4}, decode) }()
+	select {
+	case o := <-done:
+		if o != nil {
+			t.Fatalf("after a decode that panicked: %v, want nil", o)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a watcher waits for a decode that panicked")
 	}
 }
 

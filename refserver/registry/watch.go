@@ -7,14 +7,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/apiconform/apiconform/refserver/faults"
 	"github.com/apiconform/apiconform/refserver/rvplan"
@@ -148,7 +144,8 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 		after = r.store.CurrentRevision()
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	sw, err := r.store.Watch(wctx, prefix, after, r.selectorFilter(k, version, sel))
+	stored := storedSelectorOf(k, version, sel)
+	sw, err := r.store.Watch(wctx, prefix, after, r.eventFilter(stored))
 	if err != nil {
 		cancel()
 		initial.release()
@@ -204,7 +201,7 @@ func (r *Registry) Watch(ctx context.Context, k *Kind, version, ns string, plan 
 				}
 				return
 			}
-			out, ok := r.translate(k, version, ev, sel)
+			out, ok := r.translate(k, version, ev, sel, stored)
 			if ok && !send(out) {
 				return
 			}
@@ -432,25 +429,6 @@ func (r *Registry) snapshotValue(ctx context.Context, k *Kind, kv storage.KeyVal
 	return got, nil
 }
 
-// storedMayMatch is the cheap pass of a selector over the object stored
-// in kv, before it is decoded. False means the object is certainly not
-// selected; true means it may be. Labels come from the label cache (a value
-// whose labels cannot be read may match: the decode reports it), and
-// metadata.name and metadata.namespace from the key, which the registry
-// writes from them; other fields (kind-specific ones) need the whole
-// object. Conversions here leave metadata as stored, so the stored labels
-// are those of every version.
-func (r *Registry) storedMayMatch(k *Kind, sel Selector, kv storage.KeyValue) bool {
-	if byKey, _ := keyDecided(k, sel.Fields); byKey != nil && !byKey.Matches(keyFields{k: k, rest: strings.TrimPrefix(kv.Key, basePrefix(k))}) {
-		return false
-	}
-	if sel.Labels == nil || sel.Labels.Empty() {
-		return true
-	}
-	sl := r.labels.get(kv)
-	return !sl.ok || sel.Labels.Matches(sl.set)
-}
-
 // errorEvent is an ERROR event carrying err's Status.
 func errorEvent(err error) WatchEvent {
 	var se apierrors.APIStatus
@@ -486,8 +464,11 @@ func initDoneOf(ctx context.Context) func() {
 }
 
 // translate turns a store event into a watch event, applying the selector:
-// an object that starts matching is ADDED, one that stops is DELETED.
-func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Selector) (WatchEvent, bool) {
+// an object that starts matching is ADDED, one that stops is DELETED. Where
+// stored decides the selector from the values' labels and the key, the
+// values are not decoded for it (the object sent still is); otherwise the
+// decoded values are matched.
+func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Selector, stored *storedSelector) (WatchEvent, bool) {
 	if ev.Type == storage.EventProgress {
 		return WatchEvent{Type: Bookmark, Revision: ev.Revision}, true
 	}
@@ -509,158 +490,39 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 			return o
 		})
 	}
-	cur := dec(ev.Value, false)
-	switch ev.Type {
-	case storage.EventDelete:
-		if sel.Matches(k, cur) {
-			return WatchEvent{Type: Deleted, Object: cur, Revision: ev.Revision}, true
+	update := ev.Type == storage.EventPut && !ev.IsCreate
+	var cur Object
+	now, before, decided := r.decideStored(stored, ev)
+	if !decided {
+		cur = dec(ev.Value, false)
+		now = sel.Matches(k, cur)
+		before = update && (sel.Empty() || sel.Matches(k, dec(ev.PrevValue, true)))
+	}
+	var typ string
+	switch {
+	case !update:
+		typ = Added // a create
+		if ev.Type == storage.EventDelete {
+			typ = Deleted
 		}
+		if !now {
+			return WatchEvent{}, false
+		}
+	case now && before:
+		typ = Modified
+	case now:
+		typ = Added
+	case before:
+		typ = Deleted
+	default:
 		return WatchEvent{}, false
 	}
-	now := sel.Matches(k, cur)
-	if ev.IsCreate {
-		return WatchEvent{Type: Added, Object: cur, Revision: ev.Revision}, now
-	}
-	before := sel.Empty() || sel.Matches(k, dec(ev.PrevValue, true))
-	switch {
-	case now && before:
-		return WatchEvent{Type: Modified, Object: cur, Revision: ev.Revision}, true
-	case now:
-		return WatchEvent{Type: Added, Object: cur, Revision: ev.Revision}, true
-	case before:
-		return WatchEvent{Type: Deleted, Object: cur, Revision: ev.Revision}, true
-	}
-	return WatchEvent{}, false
-}
-
-// selectorFilter is the store's test, for a watch with a selector, of
-// whether a write can concern it: translate sends an event only if the
-// object written, or the one it replaced, matches, so a write of neither
-// need not wake the watch's goroutine. With many watches each selecting a
-// share of a collection (or one object, as kubectl wait and client-go's
-// single-object watches do with metadata.name), most writes concern few of
-// them; kube-apiserver's watch cache hands such events to every watcher all
-// the same, and each one filters it. Labels are read from the label cache
-// once per event (eventLabels), a value whose labels cannot be read is
-// kept, and metadata.name and metadata.namespace come from the key, which
-// the registry writes from them (so they are the same before and after a
-// write). The filter is nil where that does not decide: a field selector on
-// another field, or a version other than the storage version, whose
-// conversion may change labels.
-func (r *Registry) selectorFilter(k *Kind, version string, sel Selector) storage.EventFilter {
-	if sel.Empty() || version != k.StorageVersion() {
-		return nil
-	}
-	byKey, all := keyDecided(k, sel.Fields)
-	if !all {
-		return nil
-	}
-	var byLabels labels.Selector
-	if sel.Labels != nil && !sel.Labels.Empty() {
-		byLabels = sel.Labels
-	}
-	base := basePrefix(k)
-	matches := func(sl storedLabels) bool { return !sl.ok || byLabels.Matches(sl.set) }
-	return func(ev storage.Event) bool {
-		if ev.Type != storage.EventPut && ev.Type != storage.EventDelete {
-			return true
-		}
-		if byKey != nil && !byKey.Matches(keyFields{k: k, rest: strings.TrimPrefix(ev.Key, base)}) {
-			return false
-		}
-		if byLabels == nil {
-			return true
-		}
-		cur, prev, hasPrev := r.lastEvent.of(r.labels, ev)
-		return matches(cur) || (hasPrev && matches(prev))
-	}
-}
-
-// keyDecided is the part of the field selector fs (of kind k) that the key
-// decides: its requirements on metadata.name, and on metadata.namespace of
-// a namespaced kind, unless k serves those fields itself (nil for none).
-// all is whether that is every requirement of fs.
-func keyDecided(k *Kind, fs fields.Selector) (byKey fields.Selector, all bool) {
-	if fs == nil || fs.Empty() {
-		return nil, true
-	}
-	reqs := fs.Requirements()
-	decided := make([]fields.Selector, 0, len(reqs))
-	for _, req := range reqs {
-		_, special := k.Fields[req.Field]
-		if special || !(keyFields{k: k}).Has(req.Field) {
-			continue
-		}
-		switch req.Operator {
-		case selection.Equals, selection.DoubleEquals:
-			decided = append(decided, fields.OneTermEqualSelector(req.Field, req.Value))
-		case selection.NotEquals:
-			decided = append(decided, fields.OneTermNotEqualSelector(req.Field, req.Value))
+	if cur == nil {
+		if cur = dec(ev.Value, false); cur == nil {
+			return WatchEvent{}, false // as a decoded value that matches nothing
 		}
 	}
-	switch {
-	case len(decided) == len(reqs):
-		return fs, true
-	case len(decided) == 0:
-		return nil, false
-	}
-	return fields.AndSelectors(decided...), false
-}
-
-// keyFields reads metadata.name and metadata.namespace from a key, the rest
-// after the kind's prefix ("ns/name" or "name"), as objectFields reads them
-// from the object stored there.
-type keyFields struct {
-	k    *Kind
-	rest string
-}
-
-func (f keyFields) Has(field string) bool {
-	return field == "metadata.name" || (field == "metadata.namespace" && f.k.Namespaced)
-}
-
-func (f keyFields) Get(field string) string {
-	ns, name := "", f.rest
-	if f.k.Namespaced {
-		ns, name, _ = strings.Cut(f.rest, "/")
-	}
-	switch {
-	case field == "metadata.name":
-		return name
-	case field == "metadata.namespace" && f.k.Namespaced:
-		return ns
-	}
-	return ""
-}
-
-// eventLabels remembers the labels of one event's values.
-type eventLabels struct {
-	mu        sync.Mutex
-	key       string
-	rev       int64
-	cur, prev storedLabels
-	hasPrev   bool
-}
-
-// of returns the labels of ev's object (the value written, or the one a
-// DELETE removed) and, for an update, of the value it replaced, reading
-// them from the label cache once per event.
-func (e *eventLabels) of(c *labelCache, ev storage.Event) (cur, prev storedLabels, hasPrev bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.key != ev.Key || e.rev != ev.Revision {
-		e.key, e.rev, e.hasPrev = ev.Key, ev.Revision, false
-		if ev.Type == storage.EventDelete {
-			e.cur = c.get(storage.KeyValue{Key: ev.Key, Value: ev.Value, ModRevision: ev.PrevRevision})
-		} else {
-			e.cur = c.get(storage.KeyValue{Key: ev.Key, Value: ev.Value, ModRevision: ev.Revision})
-			if !ev.IsCreate {
-				e.prev = c.get(storage.KeyValue{Key: ev.Key, Value: ev.PrevValue, ModRevision: ev.PrevRevision})
-				e.hasPrev = true
-			}
-		}
-	}
-	return e.cur, e.prev, e.hasPrev
+	return WatchEvent{Type: typ, Object: cur, Revision: ev.Revision}, true
 }
 
 // IsExpired reports whether err is a 410.

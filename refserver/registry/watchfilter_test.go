@@ -79,7 +79,8 @@ func TestWatchSelectorFilter(t *testing.T) {
 				t.Fatal(err)
 			}
 			sel := Selector{Labels: ls, Fields: fs}
-			keep := r.selectorFilter(k, "v1", sel)
+			stored := storedSelectorOf(k, "v1", sel)
+			keep := r.eventFilter(stored)
 			if keep == nil {
 				t.Fatal("no filter for a selector of labels, name and namespace at the storage version")
 			}
@@ -112,9 +113,17 @@ func TestWatchSelectorFilter(t *testing.T) {
 				if !ok {
 					t.Fatalf("raw watch ended: %v", raw.Err())
 				}
-				out, sent := r.translate(k, "v1", ev, sel)
+				// Decoding the values is the reference; the stored
+				// values must decide every event here, and alike.
+				out, sent := r.translate(k, "v1", ev, sel, nil)
 				if kept := keep(ev); kept != sent {
 					t.Fatalf("revision %d (%s %s): filter keeps %v, translate sends %v", ev.Revision, ev.Type, ev.Key, kept, sent)
+				}
+				if _, _, decided := r.decideStored(stored, ev); !decided {
+					t.Fatalf("revision %d (%s %s): the stored values did not decide", ev.Revision, ev.Type, ev.Key)
+				}
+				if fast, fastSent := r.translate(k, "v1", ev, sel, stored); fastSent != sent || sent && (fast.Type != out.Type || meta(fast.Object)["name"] != meta(out.Object)["name"]) {
+					t.Fatalf("revision %d (%s %s): from the stored values %v %s, from the decoded ones %v %s", ev.Revision, ev.Type, ev.Key, fastSent, fast.Type, sent, out.Type)
 				}
 				if !sent {
 					dropped++
@@ -155,7 +164,7 @@ func TestWatchSelectorFilter(t *testing.T) {
 		{"another field", "v1", Selector{Labels: web, Fields: other}},
 		{"another version", "v2", Selector{Labels: web}},
 	} {
-		if r.selectorFilter(k, c.version, c.sel) != nil {
+		if storedSelectorOf(k, c.version, c.sel) != nil {
 			t.Errorf("%s: a filter, want none (labels, name and namespace do not decide)", c.name)
 		}
 	}
