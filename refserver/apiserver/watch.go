@@ -161,7 +161,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		case f == formatTable:
 			sent = write(watchEvent{Type: ev.Type, Object: toTable(ri.kind, []registry.Object{ev.Object}, "", "", query(r).Get("includeObject"))})
 		default:
-			sent = writeFrame(h.reg.EncodedEvent(ri.kind, ri.version, ev, form, func(ev registry.WatchEvent) ([]byte, error) {
+			sent = writeFrame(h.reg.EncodedEvent(ev, form, func(ev registry.WatchEvent) ([]byte, error) {
 				return render(watchEvent{Type: ev.Type, Object: ev.Object})
 			}))
 		}

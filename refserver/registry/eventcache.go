@@ -2,7 +2,6 @@ package registry
 
 import (
 	"errors"
-	"reflect"
 	"sync"
 )
 
@@ -16,7 +15,7 @@ var errRenderFailed = errors.New("rendering the watch event failed")
 // to many watchers. Objects handed out are shared, so watch consumers treat
 // them as read-only (they only encode them or read fields).
 type eventCache struct {
-	mu    sync.Mutex
+	mu    sync.RWMutex
 	items map[eventKey]*eventEntry
 	ring  []eventKey // insertion order, for eviction
 	next  int
@@ -36,6 +35,7 @@ type eventKey struct {
 type eventEntry struct {
 	decoded   chan struct{} // closed once obj is set
 	obj       Object
+	mu        sync.Mutex // guards encodings
 	encodings map[encodingKey]*encoding
 }
 
@@ -57,55 +57,43 @@ func newEventCache() *eventCache {
 	return &eventCache{items: make(map[eventKey]*eventEntry, eventCacheSize), ring: make([]eventKey, eventCacheSize)}
 }
 
-// get returns the cached object for key, decoding it with decode once: the
+// get returns the entry for key, its object decoded with decode once: the
 // watchers that want it while it is being decoded wait for that decode
 // instead of racing it (a hundred watchers woken by one write did, each
-// decoding the same bytes). A nil result (the bytes did not decode) is
-// kept as well; the same bytes give the same answer.
-func (c *eventCache) get(key eventKey, decode func() Object) Object {
-	c.mu.Lock()
-	if e, ok := c.items[key]; ok {
-		c.mu.Unlock()
-		<-e.decoded
-		return e.obj
-	}
-	e := &eventEntry{decoded: make(chan struct{})}
-	if old := c.ring[c.next]; old.kind != nil {
-		delete(c.items, old)
-	}
-	c.ring[c.next] = key
-	c.next = (c.next + 1) % len(c.ring)
-	c.items[key] = e
-	c.mu.Unlock()
-	var obj Object
-	defer func() {
-		// Set under the lock encoded reads it with; closed even if decode
-		// panics, so that no watcher waits forever.
+// decoding the same bytes). A nil object (the bytes did not decode) is kept
+// as well; the same bytes give the same answer. Most calls find the entry,
+// so they share the read lock.
+func (c *eventCache) get(key eventKey, decode func() Object) *eventEntry {
+	c.mu.RLock()
+	e, ok := c.items[key]
+	c.mu.RUnlock()
+	if !ok {
 		c.mu.Lock()
-		e.obj = obj
+		if e, ok = c.items[key]; !ok {
+			e = &eventEntry{decoded: make(chan struct{})}
+			if old := c.ring[c.next]; old.kind != nil {
+				delete(c.items, old)
+			}
+			c.ring[c.next] = key
+			c.next = (c.next + 1) % len(c.ring)
+			c.items[key] = e
+		}
 		c.mu.Unlock()
-		close(e.decoded)
-	}()
-	obj = decode()
-	return obj
+	}
+	if ok {
+		<-e.decoded
+		return e
+	}
+	defer close(e.decoded) // even if decode panics, so that no watcher waits forever
+	e.obj = decode()
+	return e
 }
 
-// encoded returns render's bytes for the event (type, obj) cached under key,
-// rendering them once per form and type. ok is false when obj is not the
-// cached object (an initial event, a bookmark, an evicted entry): the caller
-// renders it itself. The entry holds obj, so an identical map pointer means
-// the very same object.
-func (c *eventCache) encoded(key eventKey, eventType string, obj Object, form string, render func() ([]byte, error)) (b []byte, ok bool, err error) {
-	if obj == nil {
-		return nil, false, nil
-	}
+// encoded returns render's bytes for the event of type eventType with the
+// entry's object, rendering them once per form and type.
+func (e *eventEntry) encoded(eventType, form string, render func() ([]byte, error)) ([]byte, error) {
 	ek := encodingKey{form: form, eventType: eventType}
-	c.mu.Lock()
-	e, found := c.items[key]
-	if !found || reflect.ValueOf(e.obj).UnsafePointer() != reflect.ValueOf(obj).UnsafePointer() {
-		c.mu.Unlock()
-		return nil, false, nil
-	}
+	e.mu.Lock()
 	enc, rendering := e.encodings[ek]
 	if !rendering {
 		if e.encodings == nil {
@@ -114,29 +102,26 @@ func (c *eventCache) encoded(key eventKey, eventType string, obj Object, form st
 		enc = &encoding{done: make(chan struct{})}
 		e.encodings[ek] = enc
 	}
-	c.mu.Unlock()
+	e.mu.Unlock()
 	if rendering {
 		<-enc.done
-		return enc.b, true, enc.err
+		return enc.b, enc.err
 	}
 	func() {
 		defer close(enc.done) // even if render panics, no watcher waits forever
 		enc.err = errRenderFailed
 		enc.b, enc.err = render()
 	}()
-	return enc.b, true, enc.err
+	return enc.b, enc.err
 }
 
-// EncodedEvent returns render's bytes for ev, a watch event of k in version,
-// rendered once for all the watchers that receive the same event in the same
-// form (form names render's output: one form, one rendering). Events no other
-// watcher shares are rendered on each call.
-func (r *Registry) EncodedEvent(k *Kind, version string, ev WatchEvent, form string, render func(WatchEvent) ([]byte, error)) ([]byte, error) {
-	if ev.Type == Added || ev.Type == Modified || ev.Type == Deleted {
-		key := eventKey{kind: k, version: version, revision: ev.Revision}
-		if b, ok, err := r.events.encoded(key, ev.Type, ev.Object, form, func() ([]byte, error) { return render(ev) }); ok {
-			return b, err
-		}
+// EncodedEvent returns render's bytes for ev, rendered once for all the
+// watchers that receive the same event in the same form (form names
+// render's output: one form, one rendering). Events not taken from the
+// cache (initial events, bookmarks) are rendered on each call.
+func (r *Registry) EncodedEvent(ev WatchEvent, form string, render func(WatchEvent) ([]byte, error)) ([]byte, error) {
+	if ev.cached != nil && ev.Object != nil && (ev.Type == Added || ev.Type == Modified || ev.Type == Deleted) {
+		return ev.cached.encoded(ev.Type, form, func() ([]byte, error) { return render(ev) })
 	}
 	return render(ev)
 }

@@ -14,9 +14,9 @@ func TestEventCacheDecodesOncePerEvent(t *testing.T) {
 	decode := func() Object { decodes++; return Object{"n": decodes} }
 	key := eventKey{kind: k, version: "v1", revision: 7}
 
-	first := c.get(key, decode)
+	first := c.get(key, decode).obj
 	for i := 0; i < 100; i++ { // a hundred watchers of the same event
-		if got := c.get(key, decode); got["n"] != first["n"] {
+		if got := c.get(key, decode).obj; got["n"] != first["n"] {
 			t.Fatalf("watcher %d got a different object: %v vs %v", i, got, first)
 		}
 	}
@@ -38,7 +38,7 @@ func TestEventCacheDecodesOncePerEvent(t *testing.T) {
 	}
 	failed := 0
 	for range 3 {
-		if c.get(eventKey{kind: k, revision: 9}, func() Object { failed++; return nil }) != nil {
+		if c.get(eventKey{kind: k, revision: 9}, func() Object { failed++; return nil }).obj != nil {
 			t.Fatal("a failed decode must give nil")
 		}
 	}
@@ -67,7 +67,7 @@ func TestEventCacheConcurrentDecodeOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got <- c.get(eventKey{kind: k, revision: 3}, decode)
+			got <- c.get(eventKey{kind: k, revision: 3}, decode).obj
 		}()
 	}
 	for decodes.Load() == 0 {
@@ -91,7 +91,7 @@ func TestEventCacheConcurrentDecodeOnce(t *testing.T) {
 		c.get(eventKey{kind: k, revision: 4}, func() Object { panic("decode") })
 	}()
 	done := make(chan Object)
-	go func() { done <- c.get(eventKey{kind: k, revision: 4}, decode) }()
+	go func() { done <- c.get(eventKey{kind: k, revision: 4}, decode).obj }()
 	select {
 	case o := <-done:
 		if o != nil {
@@ -124,34 +124,35 @@ func TestEventCacheIsBounded(t *testing.T) {
 func TestEncodedEventRendersOncePerForm(t *testing.T) {
 	r := &Registry{events: newEventCache()}
 	k := &Kind{Resource: "configmaps"}
-	obj := r.events.get(eventKey{kind: k, version: "v1", revision: 5}, func() Object { return Object{"n": 1} })
+	e := r.events.get(eventKey{kind: k, version: "v1", revision: 5}, func() Object { return Object{"n": 1} })
 	renders := 0
 	render := func(ev WatchEvent) ([]byte, error) {
 		renders++
 		return []byte(ev.Type), nil
 	}
-	ev := WatchEvent{Type: Modified, Object: obj, Revision: 5}
+	ev := WatchEvent{Type: Modified, Object: e.obj, Revision: 5, cached: e}
 	for i := 0; i < 100; i++ {
-		if b, err := r.EncodedEvent(k, "v1", ev, "json", render); err != nil || string(b) != Modified {
+		if b, err := r.EncodedEvent(ev, "json", render); err != nil || string(b) != Modified {
 			t.Fatalf("watcher %d: %q, %v", i, b, err)
 		}
 	}
 	if renders != 1 {
 		t.Fatalf("rendered %d times, want once", renders)
 	}
+	other := r.events.get(eventKey{kind: k, version: "v1", revision: 6}, func() Object { return Object{"n": 1} })
 	for _, tt := range []struct {
 		name string
 		ev   WatchEvent
 		form string
 	}{
 		{"another form", ev, "protobuf"},
-		{"another type (a selector's ADDED)", WatchEvent{Type: Added, Object: obj, Revision: 5}, "json"},
-		{"an equal object the cache does not hold (an initial event)", WatchEvent{Type: Modified, Object: Object{"n": 1}, Revision: 5}, "json"},
-		{"a revision not cached", WatchEvent{Type: Modified, Object: obj, Revision: 6}, "json"},
+		{"another type (a selector's ADDED)", WatchEvent{Type: Added, Object: e.obj, Revision: 5, cached: e}, "json"},
+		{"an object not from the cache (an initial event)", WatchEvent{Type: Modified, Object: Object{"n": 1}, Revision: 5}, "json"},
+		{"another event", WatchEvent{Type: Modified, Object: other.obj, Revision: 6, cached: other}, "json"},
 		{"a bookmark", WatchEvent{Type: Bookmark, Revision: 5}, "json"},
 	} {
 		before := renders
-		if b, _ := r.EncodedEvent(k, "v1", tt.ev, tt.form, render); string(b) != tt.ev.Type {
+		if b, _ := r.EncodedEvent(tt.ev, tt.form, render); string(b) != tt.ev.Type {
 			t.Errorf("%s: rendered %q", tt.name, b)
 		}
 		if renders != before+1 {

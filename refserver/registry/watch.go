@@ -34,6 +34,10 @@ type WatchEvent struct {
 	Revision int64
 	// InitialEventsEnd marks the bookmark that ends the initial events.
 	InitialEventsEnd bool
+	// cached is the event cache's entry Object came from, which keeps its
+	// renderings (EncodedEvent); nil for an object decoded for this watch
+	// alone.
+	cached *eventEntry
 }
 
 // Watch is a started watch. Its events are delivered either by Run, in the
@@ -472,7 +476,7 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 	if ev.Type == storage.EventProgress {
 		return WatchEvent{Type: Bookmark, Revision: ev.Revision}, true
 	}
-	dec := func(b []byte, prev bool) Object {
+	dec := func(b []byte, prev bool) *eventEntry {
 		if b == nil {
 			return nil
 		}
@@ -490,13 +494,19 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 			return o
 		})
 	}
+	objectOf := func(e *eventEntry) Object {
+		if e == nil {
+			return nil
+		}
+		return e.obj
+	}
 	update := ev.Type == storage.EventPut && !ev.IsCreate
-	var cur Object
+	var cur *eventEntry
 	now, before, decided := r.decideStored(stored, ev)
 	if !decided {
 		cur = dec(ev.Value, false)
-		now = sel.Matches(k, cur)
-		before = update && (sel.Empty() || sel.Matches(k, dec(ev.PrevValue, true)))
+		now = sel.Matches(k, objectOf(cur))
+		before = update && (sel.Empty() || sel.Matches(k, objectOf(dec(ev.PrevValue, true))))
 	}
 	var typ string
 	switch {
@@ -518,11 +528,12 @@ func (r *Registry) translate(k *Kind, version string, ev storage.Event, sel Sele
 		return WatchEvent{}, false
 	}
 	if cur == nil {
-		if cur = dec(ev.Value, false); cur == nil {
-			return WatchEvent{}, false // as a decoded value that matches nothing
-		}
+		cur = dec(ev.Value, false)
 	}
-	return WatchEvent{Type: typ, Object: cur, Revision: ev.Revision}, true
+	if objectOf(cur) == nil {
+		return WatchEvent{}, false // as a decoded value that matches nothing
+	}
+	return WatchEvent{Type: typ, Object: cur.obj, Revision: ev.Revision, cached: cur}, true
 }
 
 // IsExpired reports whether err is a 410.
