@@ -88,15 +88,14 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	if err != nil {
 		return err
 	}
+	o.StatusOnly = true // answered below with a Status when it removes the object
 	res, err := h.reg.Delete(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, o)
 	if err != nil {
 		return err
 	}
 	if res.Finished && ri.kind.DeleteReturnsStatus {
-		m := registry.Meta(res.Object)
-		uid, _ := m["uid"].(string)
 		writeObject(w, r, 200, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess,
-			Details: &metav1.StatusDetails{Name: ri.name, Group: ri.group, Kind: ri.resource, UID: types.UID(uid)}})
+			Details: &metav1.StatusDetails{Name: ri.name, Group: ri.group, Kind: ri.resource, UID: types.UID(res.UID)}})
 		return nil
 	}
 	writeObject(w, r, 200, res.Object)
