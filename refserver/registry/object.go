@@ -92,7 +92,7 @@ func withoutManagedFields(obj Object) any {
 // withoutManagedFields(b)) without the copies: every write compares the
 // object it is about to store with the stored one.
 func sameWithoutManagedFields(a, b Object) bool {
-	if !plainJSON(map[string]any(a)) || !plainJSON(map[string]any(b)) {
+	if !plainWithoutManagedFields(a) || !plainWithoutManagedFields(b) {
 		return sameJSON(withoutManagedFields(a), withoutManagedFields(b))
 	}
 	// The copies hold every member but metadata as it is, and metadata as
@@ -100,6 +100,30 @@ func sameWithoutManagedFields(a, b Object) bool {
 	am, _ := a["metadata"].(map[string]any)
 	bm, _ := b["metadata"].(map[string]any)
 	return equalPlainExcept(a, b, "metadata") && equalPlainExcept(am, bm, "managedFields")
+}
+
+// plainWithoutManagedFields is plainJSON(withoutManagedFields(obj))
+// without the copy: managedFields, often the larger part of metadata, is
+// neither compared nor walked.
+func plainWithoutManagedFields(obj Object) bool {
+	for k, v := range obj {
+		if k != "metadata" {
+			if !utf8.ValidString(k) || !plainJSON(v) {
+				return false
+			}
+			continue
+		}
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			continue // read as empty, as withoutManagedFields does
+		}
+		for mk, mv := range m {
+			if mk != "managedFields" && (!utf8.ValidString(mk) || !plainJSON(mv)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // equalPlainExcept is equalPlain of two maps without their member skip,

@@ -99,6 +99,9 @@ func TestSameWithoutManagedFields(t *testing.T) {
 		{"numbers", Object{"spec": map[string]any{"n": int64(2)}}, Object{"spec": map[string]any{"n": 2.0}}},
 		{"other value in metadata", Object{"metadata": map[string]any{"t": struct{}{}}}, Object{"metadata": map[string]any{"t": map[string]any{}}}},
 		{"other value in managedFields", Object{"metadata": map[string]any{"managedFields": make(chan int)}}, Object{}},
+		{"invalid UTF-8 in managedFields", Object{"metadata": map[string]any{"name": "x", "managedFields": []any{"\xff"}}}, Object{"metadata": map[string]any{"name": "x"}}},
+		{"invalid UTF-8 elsewhere, equal as JSON", Object{"data": map[string]any{"k": "\xff"}}, Object{"data": map[string]any{"k": "\xfe"}}},
+		{"invalid UTF-8 in a metadata key", Object{"metadata": map[string]any{"\xff": "1"}}, Object{"metadata": map[string]any{"\xfe": "1"}}},
 		{"nil objects", nil, Object{}},
 		{"same key count, other keys", Object{"metadata": map[string]any{"managedFields": mf, "a": "1"}}, Object{"metadata": map[string]any{"b": "1", "a": "1"}}},
 	} {
