@@ -105,15 +105,15 @@ func (r *Registry) decideStored(s *storedSelector, ev storage.Event) (now, befor
 }
 
 // storedMayMatch is the cheap pass of a selector over the object stored
-// in kv, before it is decoded. False means the object is certainly not
-// selected; true means it may be. Fields other than name and namespace
-// (kind-specific ones) need the whole object. Conversions here leave
-// metadata as stored, so the stored labels are those of every version.
-func (r *Registry) storedMayMatch(k *Kind, sel Selector, kv storage.KeyValue) bool {
+// in kv, before it is decoded for a watch in version. False means the
+// object is certainly not selected; true means it may be. Fields other than
+// name and namespace (kind-specific ones) need the whole object, and labels
+// are read only at the storage version, as storedSelectorOf reads them.
+func (r *Registry) storedMayMatch(k *Kind, version string, sel Selector, kv storage.KeyValue) bool {
 	if byKey, _ := keyDecided(k, sel.Fields); byKey != nil && !byKey.Matches(keyFields{k: k, rest: strings.TrimPrefix(kv.Key, basePrefix(k))}) {
 		return false
 	}
-	if sel.Labels == nil || sel.Labels.Empty() {
+	if sel.Labels == nil || sel.Labels.Empty() || version != k.StorageVersion() {
 		return true
 	}
 	sl := r.labels.get(kv)

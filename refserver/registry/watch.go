@@ -384,7 +384,7 @@ func (r *Registry) sendInitial(ctx context.Context, k *Kind, version string, sel
 					return err
 				}
 			}
-			if !sel.Empty() && !r.storedMayMatch(k, sel, kv) {
+			if !sel.Empty() && !r.storedMayMatch(k, version, sel, kv) {
 				continue
 			}
 			obj, err := r.decode(k, version, kv, 0)

@@ -55,13 +55,22 @@ func TestStoredMayMatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := r.storedMayMatch(k, Selector{Labels: ls, Fields: fs}, kv); got != tt.want {
+		if got := r.storedMayMatch(k, "v1", Selector{Labels: ls, Fields: fs}, kv); got != tt.want {
 			t.Errorf("labels %q fields %q: %v, want %v", tt.labels, tt.fields, got, tt.want)
 		}
 	}
 	bad := storage.KeyValue{Key: keyOf(k, "ns", "b"), ModRevision: 8, Value: []byte("not json")}
-	if !r.storedMayMatch(k, Selector{Labels: labels.SelectorFromSet(labels.Set{"app": "web"})}, bad) {
+	if !r.storedMayMatch(k, "v1", Selector{Labels: labels.SelectorFromSet(labels.Set{"app": "web"})}, bad) {
 		t.Error("undecodable bytes must go to the full decode, which reports them")
+	}
+	// At another version labels are left to the decode (a conversion could
+	// change them); the key still decides name and namespace.
+	db := labels.SelectorFromSet(labels.Set{"app": "db"})
+	if !r.storedMayMatch(k, "v2", Selector{Labels: db}, kv) {
+		t.Error("labels excluded an object at a version other than the storage version")
+	}
+	if r.storedMayMatch(k, "v2", Selector{Fields: fields.OneTermEqualSelector("metadata.name", "b")}, kv) {
+		t.Error("the key did not exclude another name at another version")
 	}
 	// A kind that serves metadata.name itself, and a cluster-scoped kind's
 	// metadata.namespace, are not read from the key.
@@ -72,7 +81,7 @@ func TestStoredMayMatch(t *testing.T) {
 		k      *Kind
 		fields string
 	}{{own, "metadata.name=b"}, {cluster, "metadata.namespace=other"}} {
-		if !r.storedMayMatch(c.k, Selector{Fields: fields.ParseSelectorOrDie(c.fields)}, kv) {
+		if !r.storedMayMatch(c.k, "v1", Selector{Fields: fields.ParseSelectorOrDie(c.fields)}, kv) {
 			t.Errorf("%s: excluded by the key, want left to the decode", c.fields)
 		}
 	}
@@ -350,7 +359,7 @@ func TestStoredMayMatchAgreesWithDecode(t *testing.T) {
 			if sel.Fields, err = fields.ParseSelector(c.fields); err != nil {
 				t.Fatal(err)
 			}
-			may, does := r.storedMayMatch(k, sel, kv), sel.Matches(k, obj)
+			may, does := r.storedMayMatch(k, "v1", sel, kv), sel.Matches(k, obj)
 			if does && !may || c.exact && may != does {
 				t.Fatalf("%s %s on %s: cheap pass %v, decoded match %v", c.labels, c.fields, value, may, does)
 			}
