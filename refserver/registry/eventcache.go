@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // errRenderFailed is what the watchers waiting for a rendering get when it panicked.
@@ -37,6 +38,14 @@ type eventEntry struct {
 	obj       Object
 	mu        sync.Mutex // guards encodings
 	encodings map[encodingKey]*encoding
+	// first is the first rendering asked for, which the watchers of an
+	// event mostly all want: they read it without the lock.
+	first atomic.Pointer[keyedEncoding]
+}
+
+type keyedEncoding struct {
+	key encodingKey
+	enc *encoding
 }
 
 type encodingKey struct{ form, eventType string }
@@ -93,6 +102,10 @@ func (c *eventCache) get(key eventKey, decode func() Object) *eventEntry {
 // entry's object, rendering them once per form and type.
 func (e *eventEntry) encoded(eventType, form string, render func() ([]byte, error)) ([]byte, error) {
 	ek := encodingKey{form: form, eventType: eventType}
+	if f := e.first.Load(); f != nil && f.key == ek {
+		<-f.enc.done
+		return f.enc.b, f.enc.err
+	}
 	e.mu.Lock()
 	enc, rendering := e.encodings[ek]
 	if !rendering {
@@ -101,6 +114,7 @@ func (e *eventEntry) encoded(eventType, form string, render func() ([]byte, erro
 		}
 		enc = &encoding{done: make(chan struct{})}
 		e.encodings[ek] = enc
+		e.first.CompareAndSwap(nil, &keyedEncoding{key: ek, enc: enc})
 	}
 	e.mu.Unlock()
 	if rendering {

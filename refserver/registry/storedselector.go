@@ -2,7 +2,7 @@ package registry
 
 import (
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -177,11 +177,16 @@ func (f keyFields) Get(field string) string {
 	return ""
 }
 
-// eventLabels remembers the labels of one event's values, so that the
-// watches of one write (their filters, then translate) read them from the
-// label cache once.
+// eventLabels remembers the labels of the latest event's values, so that
+// the watches of one write (their filters, then translate) read them from
+// the label cache once. Readers compare and take the memo without a lock:
+// every watcher of a write reads it at about the same moment.
 type eventLabels struct {
-	mu        sync.Mutex
+	last atomic.Pointer[eventLabelsMemo]
+}
+
+// eventLabelsMemo is one event's labels, never changed once stored.
+type eventLabelsMemo struct {
 	key       string
 	rev       int64
 	cur, prev storedLabels
@@ -191,20 +196,19 @@ type eventLabels struct {
 // of returns the labels of ev's object (the value written, or the one a
 // DELETE removed) and, for an update, of the value it replaced.
 func (e *eventLabels) of(c *labelCache, ev storage.Event) (cur, prev storedLabels, hasPrev bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.key != ev.Key || e.rev != ev.Revision {
-		e.key, e.rev, e.hasPrev = ev.Key, ev.Revision, false
-		if ev.Type == storage.EventDelete {
-			e.cur = c.get(storage.KeyValue{Key: ev.Key, Value: ev.Value, ModRevision: ev.PrevRevision})
-		} else {
-			e.cur = c.get(storage.KeyValue{Key: ev.Key, Value: ev.Value, ModRevision: ev.Revision})
-			if !ev.IsCreate {
-				e.prev = c.get(storage.KeyValue{Key: ev.Key, Value: ev.Value[:0:0], ModRevision: ev.PrevRevision})
-				e.prev = c.get(storage.KeyValue{Key: ev.Key, Value: ev.PrevValue, ModRevision: ev.PrevRevision})
-				e.hasPrev = true
-			}
+	if m := e.last.Load(); m != nil && m.key == ev.Key && m.rev == ev.Revision {
+		return m.cur, m.prev, m.hasPrev
+	}
+	m := &eventLabelsMemo{key: ev.Key, rev: ev.Revision}
+	if ev.Type == storage.EventDelete {
+		m.cur = c.get(storage.KeyValue{Key: ev.Key, Value: ev.Value, ModRevision: ev.PrevRevision})
+	} else {
+		m.cur = c.get(storage.KeyValue{Key: ev.Key, Value: ev.Value, ModRevision: ev.Revision})
+		if !ev.IsCreate {
+			m.prev = c.get(storage.KeyValue{Key: ev.Key, Value: ev.PrevValue, ModRevision: ev.PrevRevision})
+			m.hasPrev = true
 		}
 	}
-	return e.cur, e.prev, e.hasPrev
+	e.last.Store(m)
+	return m.cur, m.prev, m.hasPrev
 }
