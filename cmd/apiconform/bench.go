@@ -202,14 +202,15 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 		}
 		for _, t := range order {
 			lt := t.target
-			if round == 0 && t.info.Role == loadgen.RoleRefserver {
-				lt.Record = rec
-				lt.OnPhase = t.hook
-			}
-			if t.info.Role == loadgen.RoleCeiling && round == 0 {
-				lt.OnPhase = t.hook
-				if err := sendAnswers(ctx, lt, rec); err != nil {
-					return withExit(exitUsage, err)
+			if round == 0 {
+				lt.OnPhase = t.hook // profiles of round 1 (nil when not profiled)
+				switch t.info.Role {
+				case loadgen.RoleRefserver:
+					lt.Record = rec
+				case loadgen.RoleCeiling:
+					if err := sendAnswers(ctx, lt, rec); err != nil {
+						return withExit(exitUsage, err)
+					}
 				}
 			}
 			start := time.Now()

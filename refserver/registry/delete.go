@@ -118,29 +118,20 @@ func (r *Registry) removeStored(ctx context.Context, k *Kind, ns, name string, o
 // anything else: another encoding, or either member present (even empty).
 func removableAsStored(value []byte) (uid string, ok bool) {
 	s := &spliceScan{b: value}
-	sawMeta := false
-	end, ok := s.eachMember(0, 0, func(key []byte, esc bool, at int) (int, bool) {
-		if esc || string(key) != "metadata" {
-			return s.value(at, 1)
-		}
-		sawMeta = true
-		return s.eachMember(at, 1, func(key []byte, esc bool, at int) (int, bool) {
-			switch {
-			case esc:
-				return at, false
-			case string(key) == "finalizers" || string(key) == "deletionTimestamp":
-				return at, false
-			case string(key) == "uid":
-				v, vesc, end, ok := s.str(at)
-				if ok {
-					uid = decodedString(v, vesc)
-				}
-				return end, ok
+	hasMeta, ok := s.eachMetadataMember(func(key []byte, esc bool, at int) (int, bool) {
+		switch {
+		case esc, string(key) == "finalizers", string(key) == "deletionTimestamp":
+			return at, false
+		case string(key) == "uid":
+			v, vesc, end, ok := s.str(at)
+			if ok {
+				uid = decodedString(v, vesc)
 			}
-			return s.value(at, 2)
-		})
+			return end, ok
+		}
+		return s.value(at, 2)
 	})
-	return uid, ok && sawMeta && end == len(value)
+	return uid, ok && hasMeta
 }
 
 // The finalizers the garbage collector acts on. A propagation policy on a

@@ -150,24 +150,19 @@ func decodeLabels(value []byte) storedLabels {
 func canonicalLabels(value []byte) (compactLabels, bool) {
 	s := &spliceScan{b: value}
 	var out compactLabels
-	end, ok := s.eachMember(0, 0, func(key []byte, esc bool, at int) (int, bool) {
-		if esc || string(key) != "metadata" {
-			return s.value(at, 1)
+	_, ok := s.eachMetadataMember(func(key []byte, esc bool, at int) (int, bool) {
+		if esc || string(key) != "labels" {
+			return s.value(at, 2)
 		}
-		return s.eachMember(at, 1, func(key []byte, esc bool, at int) (int, bool) {
-			if esc || string(key) != "labels" {
-				return s.value(at, 2)
+		return s.eachMember(at, 2, func(key []byte, esc bool, at int) (int, bool) {
+			v, vesc, end, ok := s.str(at)
+			if ok {
+				out = append(out, decodedString(key, esc), decodedString(v, vesc))
 			}
-			return s.eachMember(at, 2, func(key []byte, esc bool, at int) (int, bool) {
-				v, vesc, end, ok := s.str(at)
-				if ok {
-					out = append(out, decodedString(key, esc), decodedString(v, vesc))
-				}
-				return end, ok
-			})
+			return end, ok
 		})
 	})
-	return out, ok && end == len(value)
+	return out, ok
 }
 
 // decodedString is a scanned string's contents as a string.

@@ -36,8 +36,8 @@ type Registry struct {
 	// list items out nor grows the process by more than writtenBudget.
 	written *answerRing
 	labels  *labelCache // stored objects' labels, read once per revision (labelcache.go)
-	// lastEvent holds the labels of the event the watches' label filters
-	// read last: a write's filters run one after another, one per watch.
+	// lastEvent holds the labels of the latest event the watches read:
+	// every watch of a write reads them, its filter and then translate.
 	lastEvent eventLabels
 	index     *labelIndex // label key=value → keys, fed by every write to store (labelindex.go)
 	// namespaces holds the state of namespaces, fed by every write to store

@@ -292,6 +292,21 @@ func (s *spliceScan) eachMember(i, depth int, member func(key []byte, esc bool, 
 	}
 }
 
+// eachMetadataMember scans a whole stored value in the canonical encoding,
+// an object, handing each member of its metadata to member as eachMember
+// does (depth 2). hasMeta says a metadata object was there; ok is false for
+// anything not canonical, or when member refuses.
+func (s *spliceScan) eachMetadataMember(member func(key []byte, esc bool, at int) (int, bool)) (hasMeta, ok bool) {
+	end, ok := s.eachMember(0, 0, func(key []byte, esc bool, at int) (int, bool) {
+		if esc || string(key) != "metadata" {
+			return s.value(at, 1)
+		}
+		hasMeta = true
+		return s.eachMember(at, 1, member)
+	})
+	return hasMeta, ok && end == len(s.b)
+}
+
 func (s *spliceScan) array(i, depth int) (int, bool) {
 	b := s.b
 	if depth > maxSpliceDepth {
