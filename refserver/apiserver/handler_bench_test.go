@@ -24,7 +24,21 @@ func benchHandler(b *testing.B) *Handler {
 	if rec := benchDo(h, "POST", "/api/v1/namespaces", `{"metadata":{"name":"bench"}}`, ""); rec.Code != 201 {
 		b.Fatalf("namespace: %d %s", rec.Code, rec.Body)
 	}
+	if rec := benchDo(h, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", benchCRD, "application/json"); rec.Code != 201 {
+		b.Fatalf("CRD: %d %s", rec.Code, rec.Body)
+	}
 	return h
+}
+
+// benchCRD is the bench load's CRD (loadgen), in a group of its own.
+const benchCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"loads.bench.apiconform.io"},` +
+	`"spec":{"group":"bench.apiconform.io","scope":"Namespaced","names":{"plural":"loads","singular":"load","kind":"Load","listKind":"LoadList"},` +
+	`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object",` +
+	`"properties":{"index":{"type":"integer"},"payload":{"type":"string"},"labels":{"type":"object","additionalProperties":{"type":"string"}}}}}}}}]}}`
+
+func benchCustomResource(i int) string {
+	return fmt.Sprintf(`{"apiVersion":"bench.apiconform.io/v1","kind":"Load","metadata":{"name":"load-%05d","labels":{"shard":"%d"}},"spec":{"index":%d,"payload":%q}}`,
+		i, i%10, i, benchPayload)
 }
 
 func benchDo(h *Handler, method, path, body, ct string) *httptest.ResponseRecorder {
@@ -66,7 +80,7 @@ type writeCase struct {
 
 // writeCases: one create, get, update, merge patch, server-side apply or
 // delete of a configmap per op, on a collection of 1,000 (delete: of one
-// object per op).
+// object per op), and one create of a custom resource.
 func writeCases() []writeCase {
 	const objects = 1000
 	none := func(int) int { return 0 }
@@ -97,6 +111,10 @@ func writeCases() []writeCase {
 		{"delete", func(n int) int { return n }, func(h *Handler, i int) *httptest.ResponseRecorder {
 			return benchDo(h, "DELETE", benchItem(i), "", "")
 		}, 200},
+		// cr-create: a custom resource checked against its CRD's schema.
+		{"cr-create", none, func(h *Handler, i int) *httptest.ResponseRecorder {
+			return benchDo(h, "POST", "/apis/bench.apiconform.io/v1/namespaces/bench/loads", benchCustomResource(i), "application/json")
+		}, 201},
 	}
 }
 
