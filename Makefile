@@ -11,8 +11,9 @@ export ORACLE_DIR
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-20s %s\n", $$1, $$2}'
 
-build: ## build the apiconform binary into ./apiconform
+build: ## build ./apiconform and ./apiconform-refserver (the reference server alone: same flags as apiconform serve, half the start-up)
 	$(GO) build -o apiconform ./cmd/apiconform
+	$(GO) build -o apiconform-refserver ./cmd/apiconform-refserver
 
 test: fmt-check vet unit ## everything CI gates on: gofmt, go vet, go test -race
 
@@ -31,11 +32,11 @@ bench: ## benchmarks of the store, server, paging, watch, write path, static che
 
 .PHONY: robustness
 robustness: build ## the reference server under hostile clients and damaged storage (≤ 90 s; servers on 127.0.0.1 only)
-	APICONFORM_ROBUSTNESS=1 APICONFORM_BIN=$(CURDIR)/apiconform $(GO) test -count=1 -timeout 5m -v -run . ./robustness/
+	APICONFORM_ROBUSTNESS=1 APICONFORM_REFSERVER_BIN=$(CURDIR)/apiconform-refserver $(GO) test -count=1 -timeout 5m -v -run . ./robustness/
 
 .PHONY: robustness-scale
 robustness-scale: build ## 100,000 × 1 KiB configmaps in a bbolt store through the server, restarted: RSS and time to /readyz (4–8 min, mostly fsyncs)
-	APICONFORM_ROBUSTNESS=1 APICONFORM_ROBUSTNESS_SCALE=1 APICONFORM_BIN=$(CURDIR)/apiconform $(GO) test -count=1 -timeout 20m -v -run TestStorageScale ./robustness/
+	APICONFORM_ROBUSTNESS=1 APICONFORM_ROBUSTNESS_SCALE=1 APICONFORM_REFSERVER_BIN=$(CURDIR)/apiconform-refserver $(GO) test -count=1 -timeout 20m -v -run TestStorageScale ./robustness/
 
 FUZZTIME ?= 20s
 # package:target pairs; go test -fuzz takes one package and one target at a time.

@@ -47,7 +47,7 @@ func (f BurstFigures) String() string {
 // leave first.
 const holdFor = time.Minute
 
-// Burst runs the scenario against `apiconform serve` (open: no token file).
+// Burst runs the scenario against apiconform-refserver (open: no token file).
 // Whether a burst of fast lists overlaps on the server depends on the
 // machine, so the limit is checked where the outcome is certain: Limit
 // lists at a resourceVersion the server has not reached wait for it (the

@@ -81,7 +81,7 @@ var DamageCases = []DamageCase{
 // DamageFigures say what was checked.
 type DamageFigures struct{ Cases int }
 
-// Damage writes a store with `apiconform serve --data-dir`, then for each
+// Damage writes a store with `apiconform-refserver --data-dir`, then for each
 // case starts the server on a damaged copy and checks the outcome.
 func Damage(ctx context.Context, bin, dir string, cases []DamageCase) (DamageFigures, error) {
 	var f DamageFigures

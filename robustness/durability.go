@@ -30,7 +30,7 @@ func (f DurabilityFigures) String() string {
 		f.Rounds, f.Acknowledged, f.Lost, f.SlowestStart.Round(time.Millisecond))
 }
 
-// Durability runs `apiconform serve --data-dir dir`, writes from several
+// Durability runs `apiconform-refserver --data-dir dir`, writes from several
 // clients, kills the server with SIGKILL while writes are in flight, and
 // restarts it: every acknowledged create must be there with its revision,
 // every acknowledged update's value (or a later one), and the revision

@@ -18,8 +18,8 @@ func requireSuite(t *testing.T) {
 	}
 }
 
-// suiteBinary skips unless the suite was asked for, and builds the apiconform
-// binary the child servers run; ctx bounds the whole test.
+// suiteBinary skips unless the suite was asked for, and builds the
+// apiconform-refserver binary the child servers run; ctx bounds the whole test.
 func suiteBinary(t *testing.T) (ctx context.Context, bin string) {
 	t.Helper()
 	requireSuite(t)

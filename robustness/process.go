@@ -13,21 +13,23 @@ import (
 	"time"
 )
 
-// Binary returns the apiconform binary to run: $APICONFORM_BIN (set by
-// `make robustness`), or one built into dir.
+// Binary returns the reference server's binary to run:
+// $APICONFORM_REFSERVER_BIN (set by `make robustness`), or
+// apiconform-refserver built into dir. It is the binary whose start-up the
+// scale run times; it takes the flags of `apiconform serve`.
 func Binary(ctx context.Context, dir string) (string, error) {
-	if b := os.Getenv("APICONFORM_BIN"); b != "" {
+	if b := os.Getenv("APICONFORM_REFSERVER_BIN"); b != "" {
 		return b, nil
 	}
-	out := filepath.Join(dir, "apiconform")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/apiconform/apiconform/cmd/apiconform")
+	out := filepath.Join(dir, "apiconform-refserver")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/apiconform/apiconform/cmd/apiconform-refserver")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v: %s", err, b)
 	}
 	return out, nil
 }
 
-// server is an `apiconform serve` process on 127.0.0.1.
+// server is an apiconform-refserver process on 127.0.0.1.
 type server struct {
 	cmd    *exec.Cmd
 	URL    string
@@ -35,11 +37,11 @@ type server struct {
 	exited chan struct{}
 }
 
-// serve starts `apiconform serve` on a free loopback port with plain HTTP
+// serve starts apiconform-refserver on a free loopback port with plain HTTP
 // and waits for it to say where it listens. When the process exits before
 // that, it returns the exit error and what the process wrote to stderr.
 func serve(ctx context.Context, bin string, args ...string) (*server, error) {
-	args = append([]string{"serve", "--no-tls", "--insecure-addr", "127.0.0.1:0"}, args...)
+	args = append([]string{"--no-tls", "--insecure-addr", "127.0.0.1:0"}, args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -54,6 +56,7 @@ func serve(ctx context.Context, bin string, args ...string) (*server, error) {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			// servecmd.ListeningPrefix (cmd/internal: not importable here)
 			if u, ok := strings.CutPrefix(sc.Text(), "apiconform reference server listening on "); ok {
 				lines <- u
 			}

@@ -66,7 +66,7 @@ func (f ScaleFigures) String() string {
 		mem(f.Restarted), mem(f.RestartedSettled), f.Listed, f.ReadAll.Round(time.Millisecond), mem(f.AfterReadAll))
 }
 
-// Scale runs `apiconform serve --data-dir dir`, fills it with cfg.Objects
+// Scale runs `apiconform-refserver --data-dir dir`, fills it with cfg.Objects
 // configmaps through the API, restarts it, and measures the server process.
 // When dir already holds a data file (filled by an earlier run of the same
 // scenario), the fill is skipped and only the restart is measured.

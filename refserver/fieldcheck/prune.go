@@ -79,9 +79,9 @@ func pruneObject(m map[string]any, s map[string]any, path string, root bool, out
 func truthy(v any) bool { b, _ := v.(bool); return b }
 
 // DropNulls removes from a custom resource every null object property whose
-// schema is neither nullable nor defaulted: kube-apiserver treats it as
-// unset (`"size": null` is no type error). Null list items stay, for
-// TypeErrors to report.
+// schema is not nullable: kube-apiserver treats it as unset, before
+// defaulting (`"size": null` is no type error, and a defaulted size gets its
+// default). Null list items stay, for TypeErrors to report.
 func DropNulls(obj map[string]any, s map[string]any) {
 	if s == nil {
 		return
@@ -97,7 +97,7 @@ func dropNulls(v any, s map[string]any) {
 			if ps == nil {
 				continue
 			}
-			if _, defaulted := ps["default"]; e == nil && !truthy(ps["nullable"]) && !defaulted {
+			if e == nil && !truthy(ps["nullable"]) {
 				delete(t, k)
 				continue
 			}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -232,7 +231,7 @@ type crdVersion struct {
 	name    string
 	raw     map[string]any // the openAPIV3Schema
 	schema  *schemaNode
-	compile *openapi3.Schema
+	compile *customSchema
 	columns []Column
 }
 
@@ -312,7 +311,7 @@ func kindFromCRD(obj Object) (*Kind, error) {
 	k.Prepare = func(o, old Object) {
 		sch.schema.applyDefaults(o, true)
 	}
-	k.Validate = func(o, old Object) field.ErrorList { return validateCustom(sch.raw, sch.compile, o) }
+	k.Validate = func(o, old Object) field.ErrorList { return sch.compile.validate(o) }
 	return k, nil
 }
 
