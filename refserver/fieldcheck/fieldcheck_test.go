@@ -212,6 +212,8 @@ func TestDecodeFailsAtEveryLevel(t *testing.T) {
 			`Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 0`},
 		{"schema metadata type error", wd, JSON, `{"apiVersion":"fc.example.com/v1","kind":"Widget","metadata":{"name":"w1","generation":"x"},"spec":{"bar":1}}`,
 			`Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal string into Go struct field ObjectMeta.generation of type int64`},
+		{"schema: a number beyond float64", wd, JSON, `{"apiVersion":"fc.example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"bar":1e400}}`,
+			`Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal number 1e400 into Go value of type float64`},
 		{"schema: no kind", wd, JSON, `{"apiVersion":"fc.example.com/v1","metadata":{"name":"a"}}`,
 			`the object provided is unrecognized (must be of type Widget): Object 'Kind' is missing in '{"apiVersion":"fc.example.com/v1","metadata":{"name":"a"}}' ({"apiVersion":"fc.example.com/ ...)`},
 		{"schema: JSON null", wd, JSON, `null`,

@@ -34,6 +34,13 @@ func (d Decoder) parse(data, original []byte) (map[string]any, head, error) {
 		if terr := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &typed); terr != nil {
 			return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+terr.Error(), original)
 		}
+		if err != nil && d.Schema.custom && typed.Kind != "" {
+			// Valid JSON with apiVersion and kind whose object cannot be
+			// read: a number beyond float64's range. kube-apiserver's second
+			// pass, into an unstructured object, reports it.
+			gv, _ := schema.ParseGroupVersion(typed.APIVersion)
+			return nil, head{}, apierrors.NewBadRequest(d.prefix(head{version: gv.Version, kind: typed.Kind}) + err.Error())
+		}
 		if err != nil {
 			return nil, head{}, d.unrecognized("couldn't get version/kind; json parse error: "+err.Error(), original)
 		}
