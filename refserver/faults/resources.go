@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -60,6 +61,8 @@ const (
 	NewFinalizersDropped        = "new-finalizers-dropped"
 	PropagationPolicyIgnored    = "propagation-policy-ignored"
 	BackgroundAsForeground      = "background-as-foreground"
+	SchemaConstraintsIgnored    = "schema-constraints-ignored"
+	NullFieldRefused            = "null-field-refused"
 )
 
 var resourceFaults = map[string]fault{
@@ -96,6 +99,8 @@ var resourceFaults = map[string]fault{
 	NewFinalizersDropped:        {SeamHTTP, "a finalizer added to an object being deleted is dropped silently (200) instead of refused"},
 	PropagationPolicyIgnored:    {SeamHTTP, "DELETE ignores propagationPolicy (no foregroundDeletion or orphan finalizer)"},
 	BackgroundAsForeground:      {SeamHTTP, "propagationPolicy=Background is served as Foreground (the object waits on a foregroundDeletion finalizer)"},
+	SchemaConstraintsIgnored:    {SeamHTTP, "custom resources are checked against their schema's types and required fields only: minimum, maximum, enum, pattern, length, count and format constraints are ignored"},
+	NullFieldRefused:            {SeamHTTP, "a custom resource field sent as null is refused as a type error (422) instead of treated as unset (defaulted, or left out)"},
 }
 
 // plan rewrites the buffered answer to one request.
@@ -249,6 +254,19 @@ func (m *middleware) rewriteResourcesBody(r *http.Request, c *call, a apiPath) {
 		})
 	case m.has(SMPReplaceIgnored) && r.Method == http.MethodPatch && strings.HasPrefix(r.Header.Get("Content-Type"), "application/strategic-merge-patch+json"):
 		editBody(r, func(o map[string]any) { dropReplaceDirectives(o) })
+	case m.has(SchemaConstraintsIgnored) && (r.Method == http.MethodPost || r.Method == http.MethodPut) && a.group == "apiextensions.k8s.io" &&
+		len(a.rest) > 0 && a.rest[0] == "customresourcedefinitions":
+		editBody(r, func(o map[string]any) {
+			spec, _ := o["spec"].(map[string]any)
+			versions, _ := spec["versions"].([]any)
+			for _, v := range versions {
+				vm, _ := v.(map[string]any)
+				sch, _ := vm["schema"].(map[string]any)
+				if root, ok := sch["openAPIV3Schema"].(map[string]any); ok {
+					dropConstraints(root)
+				}
+			}
+		})
 	case m.has(RequiredFieldsZeroed) && (r.Method == http.MethodPost || r.Method == http.MethodPut) && a.group != "" && c.sub == "":
 		if schema := m.crdSchema(r, a); schema != nil {
 			editBody(r, func(o map[string]any) { fillRequired(o, schema) })
@@ -314,6 +332,26 @@ func (m *middleware) planResourcesAnswer(r *http.Request, c *call, a apiPath) (*
 			if again := m.internalAs(r, http.MethodGet, alt, c.q, nil, ""); again.code == http.StatusOK {
 				rec.replace(again)
 			}
+		}
+	case m.has(NullFieldRefused) && (r.Method == http.MethodPost || r.Method == http.MethodPut) && a.group != "" &&
+		a.group != "apiextensions.k8s.io" && c.sub == "":
+		var o map[string]any
+		if json.Unmarshal(peekBody(r), &o) != nil {
+			break
+		}
+		delete(o, "metadata")
+		field := firstNull(o, "")
+		if field == "" {
+			break
+		}
+		kind, _ := o["kind"].(string)
+		name := bodyName(r)
+		r = harmless(r)
+		p = func(rec *recorder) {
+			msg := `Invalid value: "null": ` + field + ` in body must not be null`
+			writeStatus(rec, http.StatusUnprocessableEntity, "Invalid", kind+"."+a.group+` "`+name+`" is invalid: `+field+": "+msg,
+				map[string]any{"name": name, "group": a.group, "kind": kind, "causes": []any{map[string]any{
+					"reason": "FieldValueTypeInvalid", "message": msg, "field": field}}})
 		}
 	case m.has(NamespaceCreatedOnDemand) && r.Method == http.MethodPost && c.collection && a.ns != "":
 		body := peekBody(r)
@@ -763,4 +801,50 @@ func fillRequired(o map[string]any, schema map[string]any) {
 			}
 		}
 	}
+}
+
+// schemaConstraints are the schema members SchemaConstraintsIgnored drops:
+// every constraint beyond types and required fields.
+var schemaConstraints = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "enum", "pattern",
+	"minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "format", "allOf", "anyOf", "oneOf", "not"}
+
+// dropConstraints removes schemaConstraints from a schema, at every level.
+func dropConstraints(s map[string]any) {
+	for _, k := range schemaConstraints {
+		delete(s, k)
+	}
+	props, _ := s["properties"].(map[string]any)
+	for _, p := range props {
+		if sub, ok := p.(map[string]any); ok {
+			dropConstraints(sub)
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		if sub, ok := s[k].(map[string]any); ok {
+			dropConstraints(sub)
+		}
+	}
+}
+
+// firstNull is the path (spec.a.b) of a null object member in v, in key
+// order, or "".
+func firstNull(v any, path string) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	for _, k := range keys {
+		p := k
+		if path != "" {
+			p = path + "." + k
+		}
+		if m[k] == nil {
+			return p
+		}
+		if f := firstNull(m[k], p); f != "" {
+			return f
+		}
+	}
+	return ""
 }

@@ -39,6 +39,8 @@ var resourcesMustFail = map[string][]string{
 	faults.NewFinalizersDropped:       {"DEL-NO-NEW-FINALIZERS"},
 	faults.PropagationPolicyIgnored:   {"DEL-PROPAGATION-FOREGROUND", "DEL-PROPAGATION-ORPHAN"},
 	faults.BackgroundAsForeground:     {"DEL-PROPAGATION-BACKGROUND"},
+	faults.SchemaConstraintsIgnored:   {"RES-SCHEMA-CONSTRAINTS"},
+	faults.NullFieldRefused:           {"RES-DEFAULT-NULL"},
 	// Every 422 answer of the area turns into a 400.
 	faults.ValidationAnswers400: {"RES-VALIDATION-FAILURE", "RES-NAME-DNS-SUBDOMAIN", "RES-NAME-REQUIRED", "RES-LABEL-SYNTAX",
 		"RES-ANNOTATION-SYNTAX", "RES-REQUIRED-FIELD", "RES-DATA-SIZE-LIMIT", "RES-RV-MATCH-UNSUPPORTED", "RES-ERROR-STATUS-CODE",

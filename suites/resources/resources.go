@@ -421,6 +421,27 @@ func requiredSchema() map[string]any {
 	}
 }
 
+// constrainedSchema has one constraint of each kind on spec: size within
+// 1..10, mode one of auto and manual, name of at most 5 lower-case letters,
+// at most 2 tags, email an email address.
+func constrainedSchema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"spec": map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"size":  map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
+					"mode":  map[string]any{"type": "string", "enum": []any{"auto", "manual"}},
+					"name":  map[string]any{"type": "string", "maxLength": 5, "pattern": "^[a-z]+$"},
+					"tags":  map[string]any{"type": "array", "maxItems": 2, "items": map[string]any{"type": "string"}},
+					"email": map[string]any{"type": "string", "format": "email"},
+				},
+			},
+		},
+	}
+}
+
 var _ = Describe("Required fields, defaults and the default serialization", fw.Area(area), func() {
 	f := fw.New(area)
 
@@ -451,6 +472,68 @@ var _ = Describe("Required fields, defaults and the default serialization", fw.A
 		// A value the client sets is not overwritten by the default.
 		explicit := crd.Create("v1", f.Name("w"), map[string]any{"size": 1, "mode": "manual"})
 		Expect(explicit.Str("spec.mode")).To(Equal("manual"), "%s", explicit)
+	})
+
+	It("treats a null field as unset: the default, or nothing", fw.Req("RES-DEFAULT-NULL"), func() {
+		crd := f.CreateCRD(fw.CRDOptions{Versions: []fw.CRDVersion{{Name: "v1", Served: true, Storage: true, Schema: requiredSchema()}}})
+		name := f.Name("n")
+		r := f.Post(crd.ListPath("v1", f.Namespace), crd.Object("v1", name, map[string]any{"size": 1, "mode": nil, "note": nil}))
+		Expect(r.Code).To(Equal(http.StatusCreated), "a null field is no type error: %s", r)
+		expectNullsUnset := func(what string, r *fw.Response) {
+			Expect(r.Str("spec.mode")).To(Equal("auto"), "%s: mode sent as null gets its default: %s", what, r)
+			Expect(r.JSON("spec.note").Exists()).To(BeFalse(), "%s: note sent as null, with no default, is left out: %s", what, r)
+			Expect(r.JSON("spec.size").Int()).To(Equal(int64(1)), "%s: %s", what, r)
+		}
+		expectNullsUnset("create answer", r)
+		expectNullsUnset("later GET", f.Get(crd.Path("v1", name)))
+		// An update that sends mode as null puts the default back.
+		put := crd.Object("v1", name, map[string]any{"size": 1, "mode": "manual"})
+		fw.SetMeta(put, "resourceVersion", r.Str("metadata.resourceVersion"))
+		manual := f.Put(crd.Path("v1", name), put)
+		Expect(manual.Code).To(Equal(http.StatusOK), "%s", manual)
+		Expect(manual.Str("spec.mode")).To(Equal("manual"), "%s", manual)
+		put = crd.Object("v1", name, map[string]any{"size": 1, "mode": nil, "note": nil})
+		fw.SetMeta(put, "resourceVersion", manual.Str("metadata.resourceVersion"))
+		again := f.Put(crd.Path("v1", name), put)
+		Expect(again.Code).To(Equal(http.StatusOK), "%s", again)
+		expectNullsUnset("update answer", again)
+	})
+
+	It("refuses a custom resource that breaks its schema's constraints, one cause per broken constraint", fw.Req("RES-SCHEMA-CONSTRAINTS"), func() {
+		crd := f.CreateCRD(fw.CRDOptions{Versions: []fw.CRDVersion{{Name: "v1", Served: true, Storage: true, Schema: constrainedSchema()}}})
+		ok := crd.Create("v1", f.Name("c"), map[string]any{"size": 10, "mode": "manual", "name": "abcde", "tags": []any{"a", "b"}, "email": "a@example.com"})
+		Expect(ok.Code).To(Equal(http.StatusCreated), "an object within every constraint: %s", ok)
+		type cause struct{ field, reason string }
+		for _, tc := range []struct {
+			what string
+			spec map[string]any
+			want []cause
+		}{
+			{"below minimum", map[string]any{"size": 0}, []cause{{"spec.size", "FieldValueInvalid"}}},
+			{"above maximum", map[string]any{"size": 11}, []cause{{"spec.size", "FieldValueInvalid"}}},
+			{"not in enum", map[string]any{"size": 3, "mode": "other"}, []cause{{"spec.mode", "FieldValueNotSupported"}}},
+			{"over maxLength", map[string]any{"size": 3, "name": "abcdefg"}, []cause{{"spec.name", "FieldValueTooLong"}}},
+			{"not matching pattern", map[string]any{"size": 3, "name": "ab1"}, []cause{{"spec.name", "FieldValueInvalid"}}},
+			{"over maxItems", map[string]any{"size": 3, "tags": []any{"a", "b", "c"}}, []cause{{"spec.tags", "FieldValueTooMany"}}},
+			{"not an email", map[string]any{"size": 3, "email": "not-an-email"}, []cause{{"spec.email", "FieldValueTypeInvalid"}}},
+			{"three at once", map[string]any{"size": 11, "mode": "other", "tags": []any{"a", "b", "c"}},
+				[]cause{{"spec.size", "FieldValueInvalid"}, {"spec.mode", "FieldValueNotSupported"}, {"spec.tags", "FieldValueTooMany"}}},
+		} {
+			r := f.Post(crd.ListPath("v1", f.Namespace), crd.Object("v1", f.Name("c"), tc.spec))
+			fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+			var got []cause
+			for _, c := range r.JSON("details.causes").Array() {
+				Expect(c.Get("message").String()).NotTo(BeEmpty(), "%s: %s", tc.what, r)
+				got = append(got, cause{c.Get("field").String(), c.Get("reason").String()})
+			}
+			Expect(got).To(ConsistOf(tc.want), "%s: %s", tc.what, r)
+		}
+		// An update is held to the same constraints.
+		put := crd.Object("v1", ok.Str("metadata.name"), map[string]any{"size": 0})
+		fw.SetMeta(put, "resourceVersion", ok.Str("metadata.resourceVersion"))
+		r := f.Put(crd.Path("v1", ok.Str("metadata.name")), put)
+		fw.ExpectStatus(r, http.StatusUnprocessableEntity, "Invalid")
+		Expect(r.Str("details.causes.0.field")).To(Equal("spec.size"), "%s", r)
 	})
 
 	It("answers JSON when the request names no Accept type", fw.Req("RES-JSON-DEFAULT"), func() {
