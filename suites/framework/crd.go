@@ -40,6 +40,12 @@ type CRD struct {
 	f        *Framework
 }
 
+// SpecSchema is a custom resource's openAPIV3Schema whose spec has the
+// schema spec (an object schema).
+func SpecSchema(spec map[string]any) map[string]any {
+	return map[string]any{"type": "object", "properties": map[string]any{"spec": spec}}
+}
+
 // DefaultCRDSchema is a structural schema with spec.{replicas:int, color:string,
 // nested:{size:int}} and status.{ready:bool, phase:string}.
 func DefaultCRDSchema() map[string]any {

@@ -405,41 +405,31 @@ func getNaming(f *fw.Framework, path, accept string) (int, string, []byte) {
 // requiredSchema has spec.size required, spec.note optional and spec.mode
 // defaulted to "auto".
 func requiredSchema() map[string]any {
-	return map[string]any{
-		"type": "object",
+	return fw.SpecSchema(map[string]any{
+		"type":     "object",
+		"required": []any{"size"},
 		"properties": map[string]any{
-			"spec": map[string]any{
-				"type":     "object",
-				"required": []any{"size"},
-				"properties": map[string]any{
-					"size": map[string]any{"type": "integer"},
-					"note": map[string]any{"type": "string"},
-					"mode": map[string]any{"type": "string", "default": "auto"},
-				},
-			},
+			"size": map[string]any{"type": "integer"},
+			"note": map[string]any{"type": "string"},
+			"mode": map[string]any{"type": "string", "default": "auto"},
 		},
-	}
+	})
 }
 
 // constrainedSchema has one constraint of each kind on spec: size within
 // 1..10, mode one of auto and manual, name of at most 5 lower-case letters,
 // at most 2 tags, email an email address.
 func constrainedSchema() map[string]any {
-	return map[string]any{
+	return fw.SpecSchema(map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"spec": map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"size":  map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
-					"mode":  map[string]any{"type": "string", "enum": []any{"auto", "manual"}},
-					"name":  map[string]any{"type": "string", "maxLength": 5, "pattern": "^[a-z]+$"},
-					"tags":  map[string]any{"type": "array", "maxItems": 2, "items": map[string]any{"type": "string"}},
-					"email": map[string]any{"type": "string", "format": "email"},
-				},
-			},
+			"size":  map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
+			"mode":  map[string]any{"type": "string", "enum": []any{"auto", "manual"}},
+			"name":  map[string]any{"type": "string", "maxLength": 5, "pattern": "^[a-z]+$"},
+			"tags":  map[string]any{"type": "array", "maxItems": 2, "items": map[string]any{"type": "string"}},
+			"email": map[string]any{"type": "string", "format": "email"},
 		},
-	}
+	})
 }
 
 var _ = Describe("Required fields, defaults and the default serialization", fw.Area(area), func() {
