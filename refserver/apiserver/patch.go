@@ -17,7 +17,6 @@ import (
 
 	"github.com/apiconform/apiconform/refserver/apply"
 	"github.com/apiconform/apiconform/refserver/fieldcheck"
-	"github.com/apiconform/apiconform/refserver/jsonvalue"
 	"github.com/apiconform/apiconform/refserver/registry"
 )
 
@@ -112,7 +111,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	patched := func(cur registry.Object) (registry.Object, []string, error) {
 		if mergeDoc != nil {
 			merged := mergeObject(cur, mergeDoc)
-			if m, ok := asDecoded(merged); ok {
+			if m, ok := registry.WriteCopy(ri.kind, ri.version, merged); ok {
 				if obj, ok := decoder(ri).DecodePatchedObject(fieldcheck.PatchType(mt), body, m); ok {
 					return obj, nil, nil
 				}
@@ -132,7 +131,8 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	}
 	var warnings []string
 	// patched only reads cur: a merge builds a new object sharing cur's
-	// untouched members and copies it, the other paths encode cur.
+	// untouched members, and registry.WriteCopy gives it a new object and
+	// metadata (what the write sets); the other paths encode cur.
 	out, err := h.reg.MutateReading(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
 		obj, w, err := patched(cur)
 		if err != nil {
@@ -208,7 +208,8 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 	opts.Applied = true
 	// The field manager only reads cur (its fast path is tested for that, its
 	// library path works on a copy), and what it returns goes through
-	// decodeApplied, which never hands back cur's maps, so no copy is made.
+	// decodeApplied, whose object and metadata are new maps (registry.WriteCopy),
+	// so no copy of cur is made.
 	out, err := h.reg.MutateReading(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
 		merged, err := fm.Apply(cur, applied, manager, force)
 		if err != nil {
@@ -246,7 +247,7 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 // endpoint's decoder makes: straight from the object when the decoder proves
 // that changes nothing, else through its JSON.
 func decodeApplied(ri *requestInfo, merged registry.Object) (registry.Object, error) {
-	if m, ok := asDecoded(merged); ok {
+	if m, ok := registry.WriteCopy(ri.kind, ri.version, merged); ok {
 		if obj, ok := decoder(ri).DecodeObject(m); ok {
 			return obj, nil
 		}
@@ -254,15 +255,6 @@ func decodeApplied(ri *requestInfo, merged registry.Object) (registry.Object, er
 	b, _ := registry.MarshalJSON(merged)
 	obj, _, err := decoder(ri).Decode(b, fieldcheck.JSON, fieldcheck.Ignore)
 	return obj, err
-}
-
-// asDecoded is what decoding obj's JSON would give (a copy, integers as
-// int64), without the bytes: the object the decoder's object paths take in
-// place of them. false when obj holds something JSON would change.
-func asDecoded(obj registry.Object) (map[string]any, bool) {
-	v, ok := jsonvalue.Copy(obj, jsonvalue.PreserveInts)
-	m, isMap := v.(map[string]any)
-	return m, ok && isMap && m != nil
 }
 
 // ---- /scale ----

@@ -192,6 +192,14 @@ func applyCases() []applyCase {
 			}},
 		{name: "fieldsV1 in a form the library rewrites", live: cm(mfs(upd("a", `{".":{},"f:data":{"f:a":{}},"f:metadata":{".":{}}}`), app("kubectl", `{"f:data":{".":{},"f:b":{}}}`)), `{"a":"1","b":"2"}`),
 			steps: []applyStep{{manager: "kubectl", applied: acm("", `{"c":"1"}`)}}},
+		// The other entries are kept as they were read only when that is
+		// how the library writes them.
+		{name: "a first apply rewrites another entry's fieldsV1: a top-level \".\"", live: cm(`"labels":{"x":"1"},`+mfs(upd("a", `{".":{},"f:data":{".":{},"f:a":{}},"f:metadata":{"f:labels":{".":{},"f:x":{}}}}`)), `{"a":"1"}`),
+			steps: []applyStep{{manager: "kubectl", applied: acm("", `{"c":"1"}`)}}},
+		{name: "a first apply rewrites another entry's fieldsV1: a \".\" alone", live: cm(`"labels":{"x":"1"},`+mfs(upd("a", `{"f:data":{".":{},"f:a":{".":{}}},"f:metadata":{"f:labels":{".":{}}}}`)), `{"a":"1"}`),
+			steps: []applyStep{{manager: "kubectl", applied: acm("", `{"c":"1"}`)}}},
+		{name: "a first apply keeps another entry's fieldsV1 of keys and values", live: cm(full+`,`+mfs(upd("a", `{"f:data":{".":{},"f:a":{}},"f:metadata":{"f:finalizers":{".":{},"v:\"example.com/f\"":{},"v:\"example.com/g\"":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"o-1\"}":{".":{},"f:apiVersion":{},"f:controller":{},"f:kind":{},"f:name":{},"f:uid":{}}}}}`)), `{"a":"1"}`),
+			steps: []applyStep{{manager: "kubectl", applied: acm("", `{"c":"1"}`)}}},
 		{name: "ownerReferences and finalizers merge by key and value", live: cm(full+`,`+mfs(upd("a", `{"f:metadata":{"f:finalizers":{".":{},"v:\"example.com/f\"":{},"v:\"example.com/g\"":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"o-1\"}":{".":{},"f:apiVersion":{},"f:controller":{},"f:kind":{},"f:name":{},"f:uid":{}}}}}`)), `{}`),
 			steps: []applyStep{
 				{manager: "kubectl", applied: acm(`"finalizers":["example.com/h"],"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"q","uid":"o-2"}]`, "")},

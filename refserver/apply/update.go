@@ -52,6 +52,10 @@ type mfEntry struct {
 	// withSets), nil for an entry the walks built from fieldsV1 alone.
 	set    *fieldpath.Set
 	fields map[string]any
+	// read is the set withSets read from fields when fields is exactly
+	// what encoding that set gives (setToFields): while set is still read,
+	// fields is its encoding, and encodeEntry keeps it.
+	read *fieldpath.Set
 }
 
 func (e *mfEntry) sameManager(o *mfEntry) bool {
@@ -522,30 +526,38 @@ func (m *Manager) decodeEntries(list []any) ([]mfEntry, bool) {
 // to the paths that use sets: the sole-owner walk reads the fieldsV1 alone.
 func withSets(entries []mfEntry) bool {
 	for i := range entries {
-		set, ok := fieldsToSet(entries[i].fields)
+		e := &entries[i]
+		set, canonical, ok := fieldsToSet(e.fields)
 		if !ok {
 			return false
 		}
-		entries[i].set = set
+		e.set = set
+		if canonical {
+			e.read = set
+		}
 	}
 	return true
 }
 
 // fieldsToSet reads a fieldsV1 map as fieldpath.Set's FromJSON reads its
 // JSON, refusing what that would read loosely (unknown or repeated path
-// elements, "." with content, non-object values).
-func fieldsToSet(fields map[string]any) (*fieldpath.Set, bool) {
-	s, _, ok := readFields(fields)
+// elements, "." with content, non-object values). canonical: fields is
+// what setToFields gives for the set, as far as one walk can tell (field
+// names only, no "." at the top or alone in a map).
+func fieldsToSet(fields map[string]any) (s *fieldpath.Set, canonical, ok bool) {
+	_, dot := fields["."]
+	canonical = !dot
+	s, _, ok = readFields(fields, &canonical)
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
 	if s == nil {
 		s = &fieldpath.Set{}
 	}
-	return s, true
+	return s, canonical, true
 }
 
-func readFields(fields map[string]any) (children *fieldpath.Set, isMember, ok bool) {
+func readFields(fields map[string]any, canonical *bool) (children *fieldpath.Set, isMember, ok bool) {
 	for k, v := range fields {
 		sub, ok := v.(map[string]any)
 		if !ok || sub == nil {
@@ -562,7 +574,12 @@ func readFields(fields map[string]any) (children *fieldpath.Set, isMember, ok bo
 		if err != nil {
 			return nil, false, false
 		}
-		grand, childIsMember, ok := readFields(sub)
+		// A key, value or index element may be written other than its
+		// serialization; {".": {}} is encoded as {}.
+		if pe.FieldName == nil || len(sub) == 1 && sub["."] != nil {
+			*canonical = false
+		}
+		grand, childIsMember, ok := readFields(sub, canonical)
 		if !ok {
 			return nil, false, false
 		}
@@ -589,7 +606,7 @@ func readFields(fields map[string]any) (children *fieldpath.Set, isMember, ok bo
 // encodeEntry is the entry as the library's encoding and SetManagedFields
 // leave it in the object.
 func encodeEntry(e *mfEntry) (map[string]any, bool) {
-	if e.set == nil {
+	if e.set == nil || e.set == e.read {
 		return entryObject(e, e.fields), true
 	}
 	fields, ok := setToFields(e.set)

@@ -96,8 +96,11 @@ func (f *fuzzBytes) fields(t tree) map[string]any {
 		if sub != nil {
 			c = f.fields(sub)
 		}
-		if len(c) > 0 && f.pick(3) == 0 {
+		switch {
+		case len(c) > 0 && f.pick(3) == 0:
 			c["."] = map[string]any{}
+		case len(c) == 0 && f.pick(8) == 0:
+			c["."] = map[string]any{} // a member written as the library does not write it
 		}
 		out[k] = c
 	}
@@ -203,7 +206,11 @@ func (f *fuzzBytes) managedFields(k *fuzzKind) []any {
 	n := f.pick(5)
 	list := make([]any, 0, n)
 	for i := 0; i < n; i++ {
-		e := map[string]any{"operation": []string{"Update", "Update", "Apply"}[f.pick(3)], "apiVersion": k.apiVersion, "fieldsType": "FieldsV1", "fieldsV1": f.fields(k.fields)}
+		fields := f.fields(k.fields)
+		if f.pick(16) == 0 {
+			fields["."] = map[string]any{} // the library drops it
+		}
+		e := map[string]any{"operation": []string{"Update", "Update", "Apply"}[f.pick(3)], "apiVersion": k.apiVersion, "fieldsType": "FieldsV1", "fieldsV1": fields}
 		if m := managers[f.pick(len(managers))]; m != "" || f.pick(2) == 0 {
 			e["manager"] = m
 		}

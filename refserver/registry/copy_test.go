@@ -5,6 +5,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
 // roundTrip is what deepCopy did before copyJSON: the JSON round trip.
@@ -73,5 +75,77 @@ func BenchmarkDeepCopy(b *testing.B) {
 				_ = bc.copy(obj)
 			}
 		})
+	}
+}
+
+// TestWriteCopy: WriteCopy gives what jsonvalue.Copy gives (integers
+// int64), with a new object and metadata every time; below them it shares
+// only a kind's values that are their own round trip, and only for a kind
+// whose update changes nothing in place (no Prepare) at its storage version.
+func TestWriteCopy(t *testing.T) {
+	obj := func() Object {
+		return Object{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "a", "labels": map[string]any{"x": "1"}, "generation": float64(2),
+				"managedFields": []any{map[string]any{"manager": "m", "fieldsV1": map[string]any{"f:data": map[string]any{}}}}},
+			"data": map[string]any{"k": "v"},
+			"spec": map[string]any{"n": float64(3), "f": 1.5},
+		}
+	}
+	prepared := configMapKind()
+	prepared.Prepare = func(obj, old Object) {}
+	for _, c := range []struct {
+		name    string
+		kind    *Kind
+		version string
+		shares  bool
+	}{
+		{"a kind without Prepare, storage version", configMapKind(), "v1", true},
+		{"a kind with Prepare", prepared, "v1", false},
+		{"a version other than the storage version", configMapKind(), "v2", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := obj()
+			got, ok := WriteCopy(c.kind, c.version, in)
+			if !ok {
+				t.Fatal("WriteCopy declined")
+			}
+			want, _ := jsonvalue.Copy(obj(), jsonvalue.PreserveInts)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("WriteCopy = %#v, want %#v", got, want)
+			}
+			// What a write sets, the object's and metadata's members, never
+			// reaches in.
+			got["data"], meta(got)["name"] = "x", "y"
+			delete(meta(got), "labels")
+			if !reflect.DeepEqual(in, obj()) {
+				t.Fatalf("writing the copy's object or metadata changed the original: %#v", in)
+			}
+			// Integers were copied as int64 either way; other values are
+			// shared only when the kind allows it.
+			if _, isInt := got["spec"].(map[string]any)["n"].(int64); !isInt {
+				t.Fatalf("spec.n is %T, want int64", got["spec"].(map[string]any)["n"])
+			}
+			same := func(a, b any) bool { return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() }
+			again, _ := WriteCopy(c.kind, c.version, in)
+			for _, v := range []struct {
+				name     string
+				from, to any
+			}{
+				{"data", in["data"], again["data"]},
+				{"labels", meta(in)["labels"], meta(again)["labels"]},
+				{"managedFields", meta(in)["managedFields"], meta(again)["managedFields"]},
+			} {
+				if same(v.from, v.to) != c.shares {
+					t.Errorf("%s shared = %v, want %v", v.name, !c.shares, c.shares)
+				}
+			}
+			if same(in["spec"], again["spec"]) {
+				t.Error("spec, which holds an integral float64, was shared")
+			}
+		})
+	}
+	if _, ok := WriteCopy(configMapKind(), "v1", Object{"s": "a\xffb"}); ok {
+		t.Error("WriteCopy took a string that is not UTF-8")
 	}
 }
