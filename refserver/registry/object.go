@@ -92,6 +92,9 @@ func withoutManagedFields(obj Object) any {
 // withoutManagedFields(b)) without the copies: every write compares the
 // object it is about to store with the stored one.
 func sameWithoutManagedFields(a, b Object) bool {
+	if same, sure := sameQuickWithoutManagedFields(a, b); sure {
+		return same
+	}
 	if !plainWithoutManagedFields(a) || !plainWithoutManagedFields(b) {
 		return sameJSON(withoutManagedFields(a), withoutManagedFields(b))
 	}
@@ -161,8 +164,12 @@ func normalize(v any) any {
 
 // sameJSON reports whether a and b are equal once normalized (the same JSON
 // document, whatever Go types hold the numbers), comparing them in place
-// when both are plain JSON-shaped values and through normalize otherwise.
+// (sameQuick, then plainJSON and equalPlain) when they are plain JSON-shaped
+// values and through normalize otherwise.
 func sameJSON(a, b any) bool {
+	if same, sure := sameQuick(a, b); sure {
+		return same
+	}
 	if plainJSON(a) && plainJSON(b) {
 		return equalPlain(a, b)
 	}

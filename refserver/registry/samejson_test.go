@@ -32,6 +32,12 @@ func TestSameJSONIsNormalizedEquality(t *testing.T) {
 		{"NaN does not encode", math.NaN(), 1.0},
 		{"unencodable both sides", map[string]any{"c": make(chan int)}, map[string]any{"c": func() {}}},
 		{"other types", map[string]any{"t": struct{ A int }{1}}, map[string]any{"t": map[string]any{"A": 1}}},
+		{"a shared map", map[string]any{"s": shared, "n": int64(1)}, map[string]any{"s": shared, "n": 1.0}},
+		{"a shared map, other members differ", map[string]any{"s": shared, "n": int64(1)}, map[string]any{"s": shared, "n": 2.0}},
+		{"a shared slice", []any{sharedList, "x"}, []any{sharedList, "x"}},
+		{"a shared map that does not encode", map[string]any{"s": unencodable}, map[string]any{"s": unencodable}},
+		{"null and a typed nil", map[string]any{"l": nil}, map[string]any{"l": []string(nil)}},
+		{"invalid UTF-8 keys that encode alike", map[string]any{"\xff": "1", "a": "2"}, map[string]any{"\xfe": "1", "a": "2"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := reflect.DeepEqual(normalize(tt.a), normalize(tt.b))
@@ -42,8 +48,33 @@ func TestSameJSONIsNormalizedEquality(t *testing.T) {
 	}
 }
 
+var (
+	shared      = map[string]any{"k": "v", "m": map[string]any{"n": int64(3)}}
+	sharedList  = []any{"a", map[string]any{"b": 1.5}}
+	unencodable = map[string]any{"nan": math.NaN()}
+)
+
+// TestSameJSONUnencodableDifference: the one case where sameJSON is not
+// normalized equality, and that it does not depend on map order. Two values
+// that both fail to encode normalize to null alike; sameJSON reports the
+// plain difference it finds.
+func TestSameJSONUnencodableDifference(t *testing.T) {
+	a := map[string]any{"c": make(chan int), "n": 1, "x": "1", "y": "2", "z": "3"}
+	b := map[string]any{"c": func() {}, "n": 2, "x": "1", "y": "2", "z": "3"}
+	if !reflect.DeepEqual(normalize(a), normalize(b)) {
+		t.Fatal("normalize no longer makes both null")
+	}
+	for range 100 {
+		if sameJSON(a, b) {
+			t.Fatal("sameJSON called a plain difference equal")
+		}
+	}
+}
+
 // FuzzSameJSON: two JSON documents, each decoded both ways (float64 and
-// int64 numbers), compare by sameJSON as their normalized forms do.
+// int64 numbers), compare by sameJSON as their normalized forms do; so do
+// a document and a copy of it that shares its members, one of them
+// replaced by another document.
 func FuzzSameJSON(f *testing.F) {
 	f.Add([]byte(`{"a":1,"b":[1.5,"x",null]}`), []byte(`{"b":[1.5,"x",null],"a":1.0}`))
 	f.Add([]byte(`[9007199254740993]`), []byte(`[9007199254740992]`))
@@ -71,6 +102,26 @@ func FuzzSameJSON(f *testing.F) {
 						if got := sameWithoutManagedFields(ao, bo); got != want {
 							t.Fatalf("%s vs %s: sameWithoutManagedFields %v, sameJSON of the copies %v", x, y, got, want)
 						}
+					}
+					// A copy sharing a's members, then with each member in
+					// turn replaced by b.
+					c := make(map[string]any, len(ao))
+					for k, v := range ao {
+						c[k] = v
+					}
+					for k := range ao {
+						for _, v := range []any{ao[k], b} {
+							c[k] = v
+							want := reflect.DeepEqual(normalize(a), normalize(c))
+							if got := sameJSON(a, c); got != want {
+								t.Fatalf("%s vs its copy with %q: %v: sameJSON %v, normalized equality %v", x, k, v, got, want)
+							}
+							want = sameJSON(withoutManagedFields(ao), withoutManagedFields(c))
+							if got := sameWithoutManagedFields(ao, c); got != want {
+								t.Fatalf("%s vs its copy with %q: %v: sameWithoutManagedFields %v, sameJSON of the copies %v", x, k, v, got, want)
+							}
+						}
+						c[k] = ao[k]
 					}
 				}
 			}
