@@ -95,63 +95,7 @@ func sameWithoutManagedFields(a, b Object) bool {
 	if same, sure := sameQuickWithoutManagedFields(a, b); sure {
 		return same
 	}
-	if !plainWithoutManagedFields(a) || !plainWithoutManagedFields(b) {
-		return sameJSON(withoutManagedFields(a), withoutManagedFields(b))
-	}
-	// The copies hold every member but metadata as it is, and metadata as
-	// a map (empty when missing or not a map) without managedFields.
-	am, _ := a["metadata"].(map[string]any)
-	bm, _ := b["metadata"].(map[string]any)
-	return equalPlainExcept(a, b, "metadata") && equalPlainExcept(am, bm, "managedFields")
-}
-
-// plainWithoutManagedFields is plainJSON(withoutManagedFields(obj))
-// without the copy: managedFields, often the larger part of metadata, is
-// neither compared nor walked.
-func plainWithoutManagedFields(obj Object) bool {
-	for k, v := range obj {
-		if k != "metadata" {
-			if !utf8.ValidString(k) || !plainJSON(v) {
-				return false
-			}
-			continue
-		}
-		m, isMap := v.(map[string]any)
-		if !isMap {
-			continue // read as empty, as withoutManagedFields does
-		}
-		for mk, mv := range m {
-			if mk != "managedFields" && (!utf8.ValidString(mk) || !plainJSON(mv)) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// equalPlainExcept is equalPlain of two maps without their member skip,
-// a nil map reading as an empty one.
-func equalPlainExcept(x, y map[string]any, skip string) bool {
-	nx, ny := len(x), len(y)
-	if _, ok := x[skip]; ok {
-		nx--
-	}
-	if _, ok := y[skip]; ok {
-		ny--
-	}
-	if nx != ny {
-		return false
-	}
-	for k, e := range x {
-		if k == skip {
-			continue
-		}
-		f, ok := y[k]
-		if !ok || !equalPlain(e, f) {
-			return false
-		}
-	}
-	return true
+	return sameJSON(withoutManagedFields(a), withoutManagedFields(b))
 }
 
 // normalize round-trips through JSON so number types compare equal.
@@ -163,15 +107,11 @@ func normalize(v any) any {
 }
 
 // sameJSON reports whether a and b are equal once normalized (the same JSON
-// document, whatever Go types hold the numbers), comparing them in place
-// (sameQuick, then plainJSON and equalPlain) when they are plain JSON-shaped
-// values and through normalize otherwise.
+// document, whatever Go types hold the numbers): in place when sameQuick is
+// sure (plain JSON-shaped values), through normalize otherwise.
 func sameJSON(a, b any) bool {
 	if same, sure := sameQuick(a, b); sure {
 		return same
-	}
-	if plainJSON(a) && plainJSON(b) {
-		return equalPlain(a, b)
 	}
 	return reflect.DeepEqual(normalize(a), normalize(b))
 }
@@ -202,48 +142,6 @@ func plainJSON(v any) bool {
 		return true
 	}
 	return false
-}
-
-// equalPlain compares two plainJSON values as their normalized forms
-// compare: numbers as the float64 they decode to, nil maps and slices as null.
-func equalPlain(a, b any) bool {
-	if isNull(a) || isNull(b) {
-		return isNull(a) && isNull(b)
-	}
-	switch x := a.(type) {
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, e := range x {
-			f, ok := y[k]
-			if !ok || !equalPlain(e, f) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalPlain(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	fa, aNum := number(a)
-	fb, bNum := number(b)
-	return aNum && bNum && fa == fb
 }
 
 func isNull(v any) bool {
