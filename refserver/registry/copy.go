@@ -28,12 +28,14 @@ func WriteCopy(k *Kind, version string, obj Object) (map[string]any, bool) {
 		return nil, false
 	}
 	share := k.Prepare == nil && k.PrepareVersioned == nil && version == k.StorageVersion()
-	out, ok := copyMembers(obj, share)
+	md, mdIsMap := obj["metadata"].(map[string]any)
+	mdIsMap = mdIsMap && md != nil
+	out, ok := copyMembers(obj, share, mdIsMap)
 	if !ok {
 		return nil, false
 	}
-	if md, isMap := obj["metadata"].(map[string]any); isMap && md != nil {
-		if out["metadata"], ok = copyMembers(md, share); !ok {
+	if mdIsMap {
+		if out["metadata"], ok = copyMembers(md, share, false); !ok {
 			return nil, false
 		}
 	}
@@ -41,12 +43,16 @@ func WriteCopy(k *Kind, version string, obj Object) (map[string]any, bool) {
 }
 
 // copyMembers is a new map of m's members, each shared (share, and
-// already its own round trip) or copied.
-func copyMembers(m map[string]any, share bool) (map[string]any, bool) {
+// already its own round trip) or copied; skipMetadata leaves metadata to
+// the caller.
+func copyMembers(m map[string]any, share, skipMetadata bool) (map[string]any, bool) {
 	out := make(map[string]any, len(m))
 	for key, v := range m {
 		if !utf8.ValidString(key) {
 			return nil, false
+		}
+		if skipMetadata && key == "metadata" {
+			continue
 		}
 		if share && jsonvalue.Stable(v, jsonvalue.PreserveInts) {
 			out[key] = v
