@@ -15,9 +15,10 @@ import (
 // member that does not stop at such a value makes the answer independent of
 // map order.
 //
-// It differs from normalized equality in one case only: two values neither
-// of which encodes (a NaN, a channel, a function anywhere in each) normalize
-// to null alike, where sameQuick finds their plain difference. Neither could
+// It differs from normalized equality only where normalize fails: a value
+// that does not encode (a NaN, a channel, a function anywhere in it)
+// normalizes to null, equal to null and to any other such value, where
+// sameQuick reports the plain difference it finds. Such a value could not
 // be stored.
 func sameQuick(a, b any) (same, sure bool) {
 	an, bn := isNull(a), isNull(b)
