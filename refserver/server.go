@@ -26,6 +26,11 @@ import (
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
+// ListeningPrefix starts the line a command running a Server prints once it
+// serves (`apiconform serve`, apiconform-refserver), followed by its URL;
+// the processes that start one read the URL from it.
+const ListeningPrefix = "apiconform reference server listening on "
+
 // Config configures a Server; at least one of Addr and InsecureAddr must be set.
 type Config struct {
 	// Addr is the HTTPS listen address (e.g. 127.0.0.1:6443); "" = no HTTPS listener.

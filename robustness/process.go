@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/apiconform/apiconform/refserver"
 )
 
 // Binary returns the reference server's binary to run:
@@ -56,8 +58,7 @@ func serve(ctx context.Context, bin string, args ...string) (*server, error) {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			// servecmd.ListeningPrefix (cmd/internal: not importable here)
-			if u, ok := strings.CutPrefix(sc.Text(), "apiconform reference server listening on "); ok {
+			if u, ok := strings.CutPrefix(sc.Text(), refserver.ListeningPrefix); ok {
 				lines <- u
 			}
 		}

@@ -1,6 +1,7 @@
 package conventions
 
 import (
+	"encoding/json"
 	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -55,6 +56,18 @@ var _ = Describe("Status responses", fw.Area(area), func() {
 		r := f.Post(f.ConfigMapsPath(), []byte(`{"apiVersion":"v1","kind":"ConfigMap",`))
 		fw.ExpectStatus(r, http.StatusBadRequest, "BadRequest")
 		Expect(r.Str("message")).NotTo(BeEmpty())
+	})
+
+	It("answers 400 BadRequest to a custom resource holding a number beyond float64's range", fw.Req("CONV-STATUS-BAD-REQUEST-NUMBER"), func() {
+		crd := f.CreateCRD(fw.CRDOptions{})
+		// The same object with a number in range is taken: the refusal is
+		// the number's.
+		crd.Create("v1", f.Name("num"), map[string]any{"replicas": 3})
+		name := f.Name("num")
+		r := f.Post(crd.ListPath("v1", f.Namespace), crd.Object("v1", name, map[string]any{"replicas": json.RawMessage("1e400")}))
+		fw.ExpectStatus(r, http.StatusBadRequest, "BadRequest")
+		Expect(r.Str("message")).NotTo(BeEmpty())
+		Expect(f.Get(crd.Path("v1", name)).Code).To(Equal(http.StatusNotFound), "the refused object must not be stored")
 	})
 
 	It("answers 405 MethodNotAllowed to POST on an object URL", fw.Req("CONV-STATUS-METHOD-NOT-ALLOWED"), func() {

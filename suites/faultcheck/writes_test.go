@@ -18,7 +18,7 @@ var writesMustFail = map[string][]string{
 	faults.UnknownPatchTypeAsMerge:    {"CONV-STATUS-UNSUPPORTED-PATCH"},
 	faults.UnacceptableAnswersJSON:    {"CONV-STATUS-NOT-ACCEPTABLE"},
 	faults.MethodNotAllowedAs404:      {"CONV-STATUS-METHOD-NOT-ALLOWED"},
-	faults.ClientErrorsAs500:          {"CONV-STATUS-BAD-REQUEST", "CONV-STATUS-TOO-LARGE"},
+	faults.ClientErrorsAs500:          {"CONV-STATUS-BAD-REQUEST", "CONV-STATUS-BAD-REQUEST-NUMBER", "CONV-STATUS-TOO-LARGE"},
 	faults.DeleteAnswersObject:        {"CONV-STATUS-DELETE-SUCCESS", "DRYRUN-DELETE"},
 	faults.DeletionTimestampClearable: {"CONV-DELETE-TIMESTAMP-IMMUTABLE"},
 	faults.TableAnswersJSON:           {"CONV-TABLE-LIST", "CONV-TABLE-GET", "CONV-TABLE-DEFAULT-COLUMNS"},

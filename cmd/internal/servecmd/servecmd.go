@@ -26,7 +26,7 @@ import (
 
 // ListeningPrefix starts the line the command prints once it serves,
 // followed by the server's URL; scripts and tests read the URL from it.
-const ListeningPrefix = "apiconform reference server listening on "
+const ListeningPrefix = refserver.ListeningPrefix
 
 // New returns the command; use is its usage line ("serve", or the binary's
 // name) and logName prefixes what the server logs. Every error it returns
