@@ -50,11 +50,11 @@ type AmplifyFigures struct {
 
 func (f AmplifyFigures) String() string {
 	mb := func(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
-	return fmt.Sprintf("RSS idle %s, peak %s, %v after the clients left %s (%+.0f%%), after the no-match watches %s (%+.0f%%), at the end after a forced collection %s (%+.0f%%); heap in use idle %s, after %s; goroutines idle %d, after %d; server CPU after the clients left %v; no-match selector watches: CPU after %v, goroutines %d; watch responses %v",
+	return fmt.Sprintf("RSS idle %s, peak %s, %v after the clients left %s (%+.0f%%), after the no-match watches %s (%+.0f%%), at the end after a forced collection %s (%+.0f%%); heap in use idle %s, after %s; goroutines idle %d, after %d (and stack ballast %d, %d); server CPU after the clients left %v; no-match selector watches: CPU after %v, goroutines %d; watch responses %v",
 		mb(f.Idle.RSS), mb(f.Settled.HWM), 3*time.Second, mb(f.Settled.RSS), pct(f.Settled.RSS, f.Idle.RSS),
 		mb(f.NoMatchSettled.RSS), pct(f.NoMatchSettled.RSS, f.Idle.RSS),
 		mb(f.Collected.RSS), pct(f.Collected.RSS, f.Idle.RSS), mb(int64(f.Idle.HeapInuse)), mb(int64(f.Settled.HeapInuse)),
-		f.Idle.Goroutines, f.Settled.Goroutines, f.CPUAfterLeave.Round(time.Millisecond),
+		f.Idle.Goroutines, f.Settled.Goroutines, f.Idle.Ballast, f.Settled.Ballast, f.CPUAfterLeave.Round(time.Millisecond),
 		f.NoMatchCPUAfterLeave.Round(time.Millisecond), f.NoMatchSettled.Goroutines, f.WatchStatus)
 }
 

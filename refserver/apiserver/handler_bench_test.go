@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/apiconform/apiconform/refserver/stackstart"
 )
 
 // The handler benchmarks call ServeHTTP directly, without a network or a
@@ -124,6 +127,19 @@ func BenchmarkHandlerWrites(b *testing.B) { benchWrites(b, false) }
 // BenchmarkHandlerWritesFresh runs each request on a goroutine of its own,
 // as net/http does, so its figures include growing that goroutine's stack.
 func BenchmarkHandlerWritesFresh(b *testing.B) { benchWrites(b, true) }
+
+// BenchmarkHandlerWritesFreshKept is BenchmarkHandlerWritesFresh with the
+// stack ballast `apiconform serve` keeps (package stackstart): the
+// goroutines start with the stack a write needs instead of growing it.
+func BenchmarkHandlerWritesFreshKept(b *testing.B) {
+	k := stackstart.Keep()
+	defer k.Stop()
+	for range 5 { // the Keeper acts after collections
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	benchWrites(b, true)
+}
 
 func benchWrites(b *testing.B, fresh bool) {
 	for _, bc := range writeCases() {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -32,8 +33,15 @@ func AppendJSON(dst []byte, v any) ([]byte, error) {
 // maxJSONDepth hands deeper values to json.Marshal (which detects cycles).
 const maxJSONDepth = 500
 
-// keyPool recycles the slices map keys are sorted in.
-var keyPool = sync.Pool{New: func() any { s := make([]string, 0, 16); return &s }}
+// member is one map entry, sorted by name for encoding: carrying the value
+// with its name spares a second map lookup per member once sorted.
+type member struct {
+	name  string
+	value any
+}
+
+// memberPool recycles the slices map entries are sorted in.
+var memberPool = sync.Pool{New: func() any { s := make([]member, 0, 16); return &s }}
 
 func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
 	switch t := v.(type) {
@@ -89,13 +97,13 @@ func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
 // apiVersion and kind set to the given ones and metadata (a map, empty when
 // missing or not a map) without resourceVersion: what a write stores.
 func appendStored(dst []byte, obj Object, apiVersion, kind string) ([]byte, error) {
-	kp := memberNames(obj, "", "apiVersion", "kind", "metadata")
+	mp := sortedMembers(obj, "", "apiVersion", "kind", "metadata")
 	md, _ := obj["metadata"].(map[string]any)
 	dst = append(dst, '{')
 	var err error
-	for i, k := range *kp {
-		dst = appendName(dst, i, k)
-		switch k {
+	for i, e := range *mp {
+		dst = appendName(dst, i, e.name)
+		switch e.name {
 		case "apiVersion":
 			dst = appendJSONString(dst, apiVersion)
 		case "kind":
@@ -103,53 +111,55 @@ func appendStored(dst []byte, obj Object, apiVersion, kind string) ([]byte, erro
 		case "metadata":
 			dst, err = appendMapWithout(dst, md, "resourceVersion", 1)
 		default:
-			dst, err = appendJSON(dst, obj[k], 1)
+			dst, err = appendJSON(dst, e.value, 1)
 		}
 		if err != nil {
 			break
 		}
 	}
-	putNames(kp)
+	putMembers(mp)
 	return closeObject(dst, err)
 }
 
 // appendMapWithout appends appendJSON's bytes for m (at depth; nil reads
 // as empty) without its member skip; skip "" leaves out nothing.
 func appendMapWithout(dst []byte, m map[string]any, skip string, depth int) ([]byte, error) {
-	kp := memberNames(m, skip)
+	mp := sortedMembers(m, skip)
 	dst = append(dst, '{')
 	var err error
-	for i, k := range *kp {
-		dst = appendName(dst, i, k)
-		if dst, err = appendJSON(dst, m[k], depth+1); err != nil {
+	for i, e := range *mp {
+		dst = appendName(dst, i, e.name)
+		if dst, err = appendJSON(dst, e.value, depth+1); err != nil {
 			break
 		}
 	}
-	putNames(kp)
+	putMembers(mp)
 	return closeObject(dst, err)
 }
 
-// memberNames returns, sorted in a slice from keyPool (give it back with
-// putNames), m's member names but skip ("" skips nothing) and always, and
-// then always itself, whether m has those members or not.
-func memberNames(m map[string]any, skip string, always ...string) *[]string {
-	kp := keyPool.Get().(*[]string)
-	keys := (*kp)[:0]
-	for k := range m {
+// sortedMembers returns, sorted by name in a slice from memberPool (give it
+// back with putMembers), m's entries but skip ("" skips nothing) and always,
+// and then always itself with no value, whether m has those members or not.
+func sortedMembers(m map[string]any, skip string, always ...string) *[]member {
+	mp := memberPool.Get().(*[]member)
+	members := (*mp)[:0]
+	for k, v := range m {
 		if (skip == "" || k != skip) && (len(always) == 0 || !slices.Contains(always, k)) {
-			keys = append(keys, k)
+			members = append(members, member{k, v})
 		}
 	}
-	keys = append(keys, always...)
-	slices.Sort(keys)
-	*kp = keys
-	return kp
+	for _, k := range always {
+		members = append(members, member{name: k})
+	}
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.name, b.name) })
+	*mp = members
+	return mp
 }
 
-func putNames(kp *[]string) {
-	clear(*kp)
-	*kp = (*kp)[:0]
-	keyPool.Put(kp)
+func putMembers(mp *[]member) {
+	clear(*mp) // drop the references to the values
+	*mp = (*mp)[:0]
+	memberPool.Put(mp)
 }
 
 // appendName appends member i's name and colon, after a comma but for the first.

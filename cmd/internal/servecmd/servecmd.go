@@ -22,6 +22,7 @@ import (
 	"github.com/apiconform/apiconform/refserver"
 	"github.com/apiconform/apiconform/refserver/auth"
 	"github.com/apiconform/apiconform/refserver/faults"
+	"github.com/apiconform/apiconform/refserver/stackstart"
 )
 
 // ListeningPrefix starts the line the command prints once it serves,
@@ -87,6 +88,10 @@ every client on its address.`,
 			if err != nil {
 				return err
 			}
+			// This process is a server: start new goroutines with the
+			// stack a write needs (see package stackstart).
+			ballast := stackstart.Keep()
+			defer ballast.Stop()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if err := srv.Start(ctx); err != nil {
