@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,6 +48,18 @@ func (f BurstFigures) String() string {
 // leave first.
 const holdFor = time.Minute
 
+// holdRetry is how long a holder retries a 429 (see holdSlots), every
+// holdRetryPause: a slot is given back microseconds after its answer.
+const (
+	holdRetry      = 3 * time.Second
+	holdRetryPause = 20 * time.Millisecond
+)
+
+// settledProbes is how many answers in a row, two holder pauses apart,
+// awaitStatus takes as the server's state rather than a passing one (a
+// holder between its tries).
+const settledProbes = 3
+
 // Burst runs the scenario against apiconform-refserver (open: no token file).
 // Whether a burst of fast lists overlaps on the server depends on the
 // machine, so the limit is checked where the outcome is certain: Limit
@@ -79,6 +92,9 @@ func Burst(ctx context.Context, bin string, cfg BurstConfig) (BurstFigures, erro
 	// last write is never reached.
 	holders := holdSlots(ctx, srv.URL, cfg.Limit, rv+1_000_000)
 	defer holders.leave()
+	if err := holders.awaitWaiting(); err != nil {
+		return f, err
+	}
 	if err := awaitStatus(ctx, hc, srv.URL, http.StatusTooManyRequests); err != nil {
 		if early := holders.leave(); early != nil {
 			err = early // the likelier cause: the reads did not wait
@@ -167,14 +183,34 @@ func listBurst(ctx context.Context, hc *http.Client, base string, n int, watch b
 // waitingReads are lists held open by the server, each waiting for a
 // resourceVersion it has not reached.
 type waitingReads struct {
-	cancel context.CancelFunc
-	done   chan error // one per read: nil when its client left first
-	n      int
-	left   bool
+	cancel  context.CancelFunc
+	done    chan error   // one per read: nil when its client left first
+	waiting atomic.Int32 // reads unanswered for acceptedAfter: let in
+	n       int
+	left    bool
+}
+
+// acceptedAfter is how long a read must stay unanswered to count as let
+// in: a refusal is immediate, a let-in read waits holdFor.
+const acceptedAfter = 300 * time.Millisecond
+
+// awaitWaiting waits until every read has been let in.
+func (h *waitingReads) awaitWaiting() error {
+	deadline := time.Now().Add(holdRetry + acceptedAfter + time.Second)
+	for int(h.waiting.Load()) < h.n {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("only %d of %d reads were let in to wait, the others refused with 429 for %v", h.waiting.Load(), h.n, holdRetry)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil
 }
 
 // holdSlots starts n lists of the quiet namespace at resourceVersion rv,
-// each on its own connection.
+// each on its own connection. A list refused with 429 tries again for up to
+// holdRetry: the client can have an answer before the server has given its
+// request's slot back (the fill's last writes, or awaitStatus's probe racing
+// the holders), but a server that lets fewer than n wait keeps refusing one.
 func holdSlots(ctx context.Context, base string, n int, rv int64) *waitingReads {
 	ctx, cancel := context.WithCancel(ctx)
 	h := &waitingReads{cancel: cancel, done: make(chan error, n), n: n}
@@ -182,8 +218,22 @@ func holdSlots(ctx context.Context, base string, n int, rv int64) *waitingReads 
 	for range n {
 		go func() {
 			hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-			resp, err := hc.Do(req)
+			var resp *http.Response
+			var err error
+			for deadline := time.Now().Add(holdRetry); ; {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+				letIn := time.AfterFunc(acceptedAfter, func() { h.waiting.Add(1) })
+				resp, err = hc.Do(req)
+				if !letIn.Stop() {
+					h.waiting.Add(-1)
+				}
+				if err != nil || resp.StatusCode != http.StatusTooManyRequests || time.Now().After(deadline) {
+					break
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				time.Sleep(holdRetryPause)
+			}
 			switch {
 			case ctx.Err() != nil:
 				h.done <- nil
@@ -216,11 +266,11 @@ func (h *waitingReads) leave() error {
 	return first
 }
 
-// awaitStatus polls a cheap list until the server answers it with want;
-// it gives up after 10 s.
+// awaitStatus polls a cheap list until the server answers it with want
+// settledProbes times in a row; it gives up after 10 s.
 func awaitStatus(ctx context.Context, hc *http.Client, base string, want int) error {
 	deadline := time.Now().Add(10 * time.Second)
-	last := 0
+	last, inARow := 0, 0
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/namespaces/quiet/configmaps?limit=1", nil)
 		resp, err := hc.Do(req)
@@ -229,11 +279,12 @@ func awaitStatus(ctx context.Context, hc *http.Client, base string, want int) er
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode == want {
+		if last = resp.StatusCode; last != want {
+			inARow = 0
+		} else if inARow++; inARow == settledProbes {
 			return nil
 		}
-		last = resp.StatusCode
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(2 * holdRetryPause)
 	}
 	return fmt.Errorf("a list was still answered %d after 10 s", last)
 }
