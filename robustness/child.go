@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/apiconform/apiconform/refserver"
+	"github.com/apiconform/apiconform/refserver/hugeheap"
 	"github.com/apiconform/apiconform/refserver/stackstart"
 )
 
@@ -52,6 +53,9 @@ func RunChildIfAsked() {
 	// needs. Its ballast goroutines are not the server's work, and are
 	// left out of the count.
 	ballast := stackstart.Keep()
+	// As apiconform serve, once serving: the heap on huge pages where the
+	// kernel gives them only on request.
+	go hugeheap.Advise()
 	fmt.Println(srv.URL())
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {

@@ -22,10 +22,11 @@
 package stackstart
 
 import (
-	"runtime"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
+
+	"github.com/apiconform/apiconform/refserver/aftergc"
 )
 
 // Target is the starting stack Keep aims at: the largest stack the runtime
@@ -71,13 +72,14 @@ type Keeper struct {
 	parked  []chan struct{} // one per ballast goroutine; closing it ends the goroutine
 	start   func() uint64   // reads the starting stack size
 	live    atomic.Int64    // ballast goroutines not yet ended
+	hook    *aftergc.Hook   // runs step after each collection; nil in tests that step by hand
 }
 
-// Keep starts a Keeper. It acts after each garbage collection, so an idle
-// server that allocates nothing wakes nothing.
+// Keep starts a Keeper. It acts after each garbage collection (package
+// aftergc), so an idle server that allocates nothing wakes nothing.
 func Keep() *Keeper {
 	k := &Keeper{start: readStart}
-	k.arm()
+	k.hook = aftergc.Every(k.step)
 	return k
 }
 
@@ -91,14 +93,7 @@ func readStart() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// arm attaches the next step to an object the next collection frees.
-func (k *Keeper) arm() {
-	sentinel := new([16]byte) // not tiny-allocated, so freed on its own
-	runtime.AddCleanup(sentinel, func(k *Keeper) { k.step() }, k)
-}
-
-// step runs after a collection: it sets the ballast to next's count and
-// arms the next step.
+// step runs after a collection: it sets the ballast to next's count.
 func (k *Keeper) step() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -117,7 +112,6 @@ func (k *Keeper) step() {
 		close(k.parked[last])
 		k.parked = k.parked[:last]
 	}
-	k.arm()
 }
 
 // Held is how many ballast goroutines the Keeper holds.
@@ -137,6 +131,9 @@ func (k *Keeper) Stop() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.stopped = true
+	if k.hook != nil {
+		k.hook.Stop()
+	}
 	for _, release := range k.parked {
 		close(release)
 	}

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package hugeheap
+
+import "errors"
+
+func readMachine() (machine, error) {
+	return machine{}, errors.New("transparent huge pages are a Linux feature")
+}
+
+const (
+	pageSize  = 4 << 10
+	scanChunk = 64 << 20
+)
+
+func adviseStretch(uintptr) (*Stretch, error) { return nil, errors.New("not Linux") }
+
+func highestResident(lo, hi uintptr, vec []byte) (uintptr, bool) { return 0, false }
+
+func unadvise(lo, hi uintptr) error { return errors.New("not Linux") }
