@@ -48,6 +48,13 @@ const StretchSize = 1 << 30
 // minStretch is the least worth advising: a few huge pages.
 const minStretch = 64 << 20
 
+// pageSize is the kernel's base page; scanChunk is how much of the
+// stretch one residency scan (mincore) covers.
+const (
+	pageSize  = 4 << 10
+	scanChunk = 64 << 20
+)
+
 // Stretch is the heap address space Advise advised. Only its part at and
 // above the boundary, where the heap has not been yet, keeps the advice:
 // after each collection the boundary rises above what the heap has
@@ -181,6 +188,8 @@ func Advise() (*Stretch, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
+	s.mu.Lock() // a collection may run step before Every returns
+	defer s.mu.Unlock()
 	s.boundary = s.start
 	s.vec = make([]byte, scanChunk/pageSize)
 	s.hook = aftergc.Every(s.step)

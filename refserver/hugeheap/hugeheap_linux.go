@@ -69,13 +69,6 @@ func hugePageSize() uintptr {
 	return 2 << 20
 }
 
-// pageSize is the kernel's base page; scanChunk is how much of the
-// stretch one mincore call covers.
-const (
-	pageSize  = 4 << 10
-	scanChunk = 64 << 20
-)
-
 // adviseStretch makes the runtime map size bytes of heap as one stretch,
 // advises the huge pages wholly inside it and gives the stretch back to the
 // heap, its pages untouched.

@@ -79,6 +79,8 @@ type Keeper struct {
 // aftergc), so an idle server that allocates nothing wakes nothing.
 func Keep() *Keeper {
 	k := &Keeper{start: readStart}
+	k.mu.Lock() // a collection may run step before Every returns
+	defer k.mu.Unlock()
 	k.hook = aftergc.Every(k.step)
 	return k
 }
