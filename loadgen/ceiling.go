@@ -38,11 +38,44 @@ type Recording struct {
 	mu      sync.Mutex
 	Answers map[string]Answer `json:"answers"`
 	Events  map[string][]byte `json:"events"`
+	// changes counts the puts; changed is the count at each entry's last
+	// put ("a" or "e", then its key), so Since can give what is new.
+	changes uint64
+	changed map[[2]string]uint64
 }
 
 // NewRecording returns an empty recording.
 func NewRecording() *Recording {
-	return &Recording{Answers: map[string]Answer{}, Events: map[string][]byte{}}
+	return &Recording{Answers: map[string]Answer{}, Events: map[string][]byte{}, changed: map[[2]string]uint64{}}
+}
+
+// Since returns the entries put after mark (0: all of them) as a recording
+// of their own, and the mark to give next time. A ceiling merges what it
+// is sent, so a comparison sends each step's new answers only.
+func (r *Recording) Since(mark uint64) (*Recording, uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := NewRecording()
+	for k, at := range r.changed {
+		if at <= mark {
+			continue
+		}
+		if k[0] == "a" {
+			out.Answers[k[1]] = r.Answers[k[1]]
+		} else {
+			out.Events[k[1]] = r.Events[k[1]]
+		}
+	}
+	return out, r.changes
+}
+
+// touch notes a put of the entry; r.mu is held.
+func (r *Recording) touch(kind, key string) {
+	if r.changed == nil {
+		r.changed = map[[2]string]uint64{}
+	}
+	r.changes++
+	r.changed[[2]string{kind, key}] = r.changes
 }
 
 // AnswerKey is the op, plus the continue token for a page of a list.
@@ -58,6 +91,7 @@ func AnswerKey(op, continueToken string) string {
 func (r *Recording) put(key string, a Answer) {
 	r.mu.Lock()
 	r.Answers[key] = a
+	r.touch("a", key)
 	r.mu.Unlock()
 }
 
@@ -65,6 +99,7 @@ func (r *Recording) putEvent(op string, raw []byte) {
 	r.mu.Lock()
 	if _, ok := r.Events[op]; !ok {
 		r.Events[op] = append(append([]byte(nil), raw...), '\n')
+		r.touch("e", op)
 	}
 	r.mu.Unlock()
 }
@@ -80,7 +115,8 @@ func (r *Recording) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain{r.Answers, r.Events})
 }
 
-// CeilingAnswersPath is where a Ceiling takes its recording (PUT, JSON).
+// CeilingAnswersPath is where a Ceiling takes recorded answers (PUT, JSON):
+// they are added to those it has, replacing any of the same key.
 const CeilingAnswersPath = "/apiconform-ceiling/answers"
 
 // Ceiling is the transport's upper bound: an HTTPS handler that answers each
@@ -118,7 +154,12 @@ func (c *Ceiling) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		c.mu.Lock()
-		c.rec = rec
+		for k, a := range rec.Answers {
+			c.rec.Answers[k] = a
+		}
+		for op, e := range rec.Events {
+			c.rec.Events[op] = e
+		}
 		c.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 		return

@@ -52,7 +52,8 @@ type Figure struct {
 }
 
 // PhaseSummary is one phase on every target, with the reference server's
-// throughput as a multiple of kube-apiserver's and a fraction of the ceiling's.
+// throughput as a multiple of kube-apiserver's and a fraction of the
+// ceiling's: the median over the rounds of each round's ratio.
 type PhaseSummary struct {
 	Phase     string   `json:"phase"`
 	Figures   []Figure `json:"figures"` // in the report's target order
@@ -73,7 +74,21 @@ type Report struct {
 	Rounds   int            `json:"rounds"`
 	Targets  []TargetInfo   `json:"targets"`
 	Runs     []Result       `json:"runs"`
+	Quiet    *QuietStats    `json:"quiet,omitempty"`
 	Summary  []PhaseSummary `json:"summary"`
+}
+
+// QuietStats is how long the steps waited for a quiet machine (Quiet).
+type QuietStats struct {
+	Limit  time.Duration `json:"limit"`  // each step's wait at most
+	Steps  int           `json:"steps"`  // steps that waited
+	Waited time.Duration `json:"waited"` // in all
+	Busy   int           `json:"busy"`   // steps that started at the limit, the machine still busy
+}
+
+func (q *QuietStats) String() string {
+	return fmt.Sprintf("each step waited for a quiet machine (%d steps, %s in all; %d started busy after %s)",
+		q.Steps, q.Waited.Round(10*time.Millisecond), q.Busy, q.Limit)
 }
 
 // ReportVersion is the version of the JSON Report.
@@ -116,15 +131,39 @@ func (r *Report) Summarize() {
 		if len(s.Figures) == 0 {
 			continue
 		}
-		ref, okRef := s.figure(byRole[RoleRefserver])
-		if o, ok := s.figure(byRole[RoleOracle]); okRef && ok {
-			s.VsOracle = div(ref.OpsPerSec, o.OpsPerSec)
-		}
-		if c, ok := s.figure(byRole[RoleCeiling]); okRef && ok {
-			s.VsCeiling = div(ref.OpsPerSec, c.OpsPerSec)
-		}
+		s.VsOracle = r.ratio(phase, byRole[RoleRefserver], byRole[RoleOracle])
+		s.VsCeiling = r.ratio(phase, byRole[RoleRefserver], byRole[RoleCeiling])
 		r.Summary = append(r.Summary, s)
 	}
+}
+
+// ratio is the median over the rounds of a's throughput in phase over b's
+// in the same round: a round runs a phase on every target back to back, so
+// each round's pair saw the same machine. 0 when no round has both.
+func (r *Report) ratio(phase, a, b string) float64 {
+	if a == "" || b == "" {
+		return 0
+	}
+	byRound := map[int]map[string]float64{}
+	for _, run := range r.Runs {
+		for _, p := range run.Phases {
+			if p.Name == phase && (run.Target == a || run.Target == b) {
+				if byRound[run.Round] == nil {
+					byRound[run.Round] = map[string]float64{}
+				}
+				byRound[run.Round][run.Target] = p.OpsPerSec
+			}
+		}
+	}
+	var ratios []float64
+	for _, ops := range byRound {
+		va, okA := ops[a]
+		vb, okB := ops[b]
+		if okA && okB && vb > 0 {
+			ratios = append(ratios, va/vb)
+		}
+	}
+	return median(ratios)
 }
 
 func (s PhaseSummary) figure(target string) (Figure, bool) {
@@ -149,13 +188,6 @@ func median[T int64 | float64 | time.Duration](v []T) T {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func div(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
-}
-
 func (r *Report) has(role string) bool {
 	return slices.ContainsFunc(r.Targets, func(t TargetInfo) bool { return t.Role == role })
 }
@@ -172,8 +204,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "machine: %s/%s, %d CPUs %s, %s; load average before %s, after %s\n\n", r.Machine.OS, r.Machine.Arch,
+	fmt.Fprintf(w, "machine: %s/%s, %d CPUs %s, %s; load average before %s, after %s\n", r.Machine.OS, r.Machine.Arch,
 		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.GoVersion, r.Machine.LoadAvgBefore, r.Machine.LoadAvgAfter)
+	if r.Quiet != nil {
+		fmt.Fprintf(w, "quiet: %s\n", r.Quiet)
+	}
+	fmt.Fprintln(w)
 	head := []string{"phase", "ops"}
 	for _, t := range r.Targets {
 		head = append(head, t.Name+" ops/s")

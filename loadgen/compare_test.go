@@ -88,6 +88,23 @@ func TestReportSummary(t *testing.T) {
 	}
 }
 
+// TestRatioPairsRounds: a ratio pairs the two targets' figures of each
+// round, which ran back to back, and takes the median of those; the ratio
+// of the medians would pair figures from different rounds.
+func TestRatioPairsRounds(t *testing.T) {
+	rep := &Report{Targets: []TargetInfo{{Name: "refserver", Role: RoleRefserver}, {Name: "ceiling", Role: RoleCeiling}}}
+	for round, ops := range [][2]float64{{100, 200}, {300, 250}, {200, 400}} {
+		rep.Runs = append(rep.Runs, run("refserver", round+1, Phase{Name: PhaseCreate, Ops: 1, OpsPerSec: ops[0]}),
+			run("ceiling", round+1, Phase{Name: PhaseCreate, Ops: 1, OpsPerSec: ops[1]}))
+	}
+	// A round the ceiling did not finish pairs with nothing.
+	rep.Runs = append(rep.Runs, run("refserver", 4, Phase{Name: PhaseCreate, Ops: 1, OpsPerSec: 1000}))
+	rep.Summarize()
+	if got := rep.Summary[0].VsCeiling; got != 0.5 { // rounds: 0.5, 1.2, 0.5; the medians' ratio would be 250/250
+		t.Fatalf("ref ÷ ceiling = %v, want 0.5", got)
+	}
+}
+
 func TestReportWithoutOracle(t *testing.T) {
 	rep := &Report{Targets: []TargetInfo{{Name: "refserver", Role: RoleRefserver}, {Name: "ceiling", Role: RoleCeiling}},
 		Runs: []Result{run("refserver", 1, Phase{Name: PhaseGet, Ops: 1, OpsPerSec: 10}), run("ceiling", 1, Phase{Name: PhaseGet, Ops: 1, OpsPerSec: 20})}}

@@ -142,73 +142,138 @@ type Result struct {
 
 // Run drives the plan against the target and reports each phase.
 func Run(ctx context.Context, t Target, plan Plan) (Result, error) {
-	if err := plan.Validate(); err != nil {
+	s, err := Start(ctx, t, plan)
+	if err != nil {
 		return Result{}, err
+	}
+	defer s.Close()
+	for _, name := range s.Steps() {
+		if err := s.Step(ctx, name); err != nil {
+			return s.Result(), err
+		}
+	}
+	return s.Result(), nil
+}
+
+// Session is one target's run of a plan taken a step at a time, so that a
+// comparison can run each phase on every target back to back: a phase's
+// figures on two targets then lie seconds apart rather than a whole run,
+// and drift on a shared machine falls on both alike.
+type Session struct {
+	r     *runner
+	res   Result
+	steps []step
+	next  int
+}
+
+type step struct {
+	name string
+	run  func(context.Context) ([]time.Duration, time.Duration, error)
+}
+
+// Start creates the session's namespace (Close deletes it) and plans its
+// steps: the reported phases and the setup the later ones need.
+func Start(ctx context.Context, t Target, plan Plan) (*Session, error) {
+	if err := plan.Validate(); err != nil {
+		return nil, err
 	}
 	plan = plan.WithDefaults()
 	r := &runner{t: t, plan: plan}
 	var suffix [4]byte
 	if _, err := rand.Read(suffix[:]); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	r.suffix = hex.EncodeToString(suffix[:])
 	r.ns = "ac-load-" + r.suffix
 	if err := r.createNamespace(ctx); err != nil {
-		return Result{}, fmt.Errorf("%s: %w", t.Name, err)
+		return nil, fmt.Errorf("%s: %w", t.Name, err)
 	}
-	defer r.deleteNamespace()
-
-	res := Result{Target: t.Name, Plan: plan}
 	crds := plan.reports(PhaseCRCreate) || plan.reports(PhaseCRGet)
-	type step struct {
-		name string
-		run  func(context.Context) ([]time.Duration, time.Duration, error)
+	all := []struct {
+		step
 		need bool // runs even when not reported: later phases depend on it
+	}{
+		{step{PhaseCreate, r.creates}, true},
+		{step{PhaseGet, r.gets}, false},
+		{step{PhaseUpdate, r.updates}, false},
+		{step{PhaseMergePatch, r.mergePatches}, false},
+		{step{PhaseApply, r.applies}, false},
+		{step{PhaseList, r.pagedLists}, false},
+		{step{PhaseListSelector, r.selectorLists}, false},
+		{step{PhaseWatch, r.watchFanout}, false},
+		{step{PhaseWatchSelector, r.watchSelector}, false},
+		{step{PhaseDelete, r.deletes}, true},
+		{step{"crd-setup", r.createCRD}, crds},
+		{step{PhaseCRCreate, r.crCreates}, crds},
+		{step{PhaseCRGet, r.crGets}, false},
+		{step{"crd-cleanup", r.deleteCRD}, crds},
 	}
-	steps := []step{
-		{PhaseCreate, r.creates, true},
-		{PhaseGet, r.gets, false},
-		{PhaseUpdate, r.updates, false},
-		{PhaseMergePatch, r.mergePatches, false},
-		{PhaseApply, r.applies, false},
-		{PhaseList, r.pagedLists, false},
-		{PhaseListSelector, r.selectorLists, false},
-		{PhaseWatch, r.watchFanout, false},
-		{PhaseWatchSelector, r.watchSelector, false},
-		{PhaseDelete, r.deletes, true},
-		{"crd-setup", r.createCRD, crds},
-		{PhaseCRCreate, r.crCreates, crds},
-		{PhaseCRGet, r.crGets, false},
-		{"crd-cleanup", r.deleteCRD, crds},
-	}
-	for _, s := range steps {
-		reported := slices.Contains(PhaseNames, s.name) && plan.reports(s.name)
-		if !reported && !s.need {
-			continue
-		}
-		pctx, cancel := context.WithTimeout(ctx, plan.PhaseTimeout)
-		var end func()
-		if reported && t.OnPhase != nil {
-			end = t.OnPhase(s.name)
-		}
-		lat, elapsed, err := s.run(pctx)
-		if end != nil {
-			end()
-		}
-		cancel()
-		if err != nil {
-			if pctx.Err() != nil && ctx.Err() == nil {
-				err = fmt.Errorf("%w (phase deadline %s)", err, plan.PhaseTimeout)
-			}
-			return res, fmt.Errorf("%s: %s: %w", t.Name, s.name, err)
-		}
-		if reported {
-			res.Phases = append(res.Phases, summarize(s.name, lat, elapsed))
+	s := &Session{r: r, res: Result{Target: t.Name, Plan: plan}}
+	for _, c := range all {
+		if c.need || s.reported(c.name) {
+			s.steps = append(s.steps, c.step)
 		}
 	}
-	res.Proto, _ = r.proto.Load().(string)
-	return res, nil
+	return s, nil
 }
+
+func (s *Session) reported(name string) bool {
+	return slices.Contains(PhaseNames, name) && s.r.plan.reports(name)
+}
+
+// Steps names the session's steps in the order they run. Sessions of the
+// same plan have the same steps.
+func (s *Session) Steps() []string {
+	names := make([]string, len(s.steps))
+	for i, st := range s.steps {
+		names[i] = st.name
+	}
+	return names
+}
+
+// Step runs the next step, which must be name: the steps of a plan depend
+// on the ones before them.
+func (s *Session) Step(ctx context.Context, name string) error {
+	if s.next >= len(s.steps) || s.steps[s.next].name != name {
+		return fmt.Errorf("%s: step %q out of order (%d of %v done)", s.r.t.Name, name, s.next, s.Steps())
+	}
+	st := s.steps[s.next]
+	s.next++
+	plan := s.r.plan
+	reported := s.reported(st.name)
+	pctx, cancel := context.WithTimeout(ctx, plan.PhaseTimeout)
+	defer cancel()
+	var end func()
+	if reported && s.r.t.OnPhase != nil {
+		end = s.r.t.OnPhase(st.name)
+	}
+	lat, elapsed, err := st.run(pctx)
+	if end != nil {
+		end()
+	}
+	if err != nil {
+		if pctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("%w (phase deadline %s)", err, plan.PhaseTimeout)
+		}
+		s.next = len(s.steps) // the later steps need this one
+		return fmt.Errorf("%s: %s: %w", s.r.t.Name, st.name, err)
+	}
+	if reported {
+		s.res.Phases = append(s.res.Phases, summarize(st.name, lat, elapsed))
+	}
+	return nil
+}
+
+// Result is what the steps run so far measured.
+func (s *Session) Result() Result {
+	res := s.res
+	res.Phases = slices.Clone(s.res.Phases)
+	res.Proto, _ = s.r.proto.Load().(string)
+	return res
+}
+
+// Close deletes the session's namespace, and a CRD a failed step left.
+func (s *Session) Close() { s.r.deleteNamespace() }
 
 type runner struct {
 	t      Target

@@ -47,22 +47,30 @@ func startCeiling(t testing.TB) (Target, *CeilingServer) {
 	return Target{Name: "ceiling", BaseURL: s.URL(), Client: &http.Client{Transport: bearer("ceiling-token", tr)}}, s
 }
 
+// startRef starts an embedded reference server for the test and returns
+// the test's context and the server as a recording target.
+func startRef(t *testing.T) (context.Context, Target) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	srv, err := refserver.StartEmbedded(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return ctx, Target{Name: "refserver", BaseURL: srv.URL(), Client: &http.Client{Transport: bearer(srv.Token(), http.DefaultTransport)},
+		Record: NewRecording()}
+}
+
 // TestRunAndReplay drives every phase against the reference server while
 // recording, then against a ceiling that replays the recording: both must
 // pass every check the load makes, and the ceiling must speak HTTP/2 as
 // the reference server does over TLS.
 func TestRunAndReplay(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := refserver.StartEmbedded(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	rec := NewRecording()
+	ctx, ref := startRef(t)
+	rec := ref.Record
 	var phases []string
-	ref := Target{Name: "refserver", BaseURL: srv.URL(), Client: &http.Client{Transport: bearer(srv.Token(), http.DefaultTransport)},
-		Record: rec, OnPhase: func(p string) func() { phases = append(phases, p); return func() {} }}
+	ref.OnPhase = func(p string) func() { phases = append(phases, p); return func() {} }
 	res, err := Run(ctx, ref, smallPlan)
 	if err != nil {
 		t.Fatal(err)
@@ -76,19 +84,7 @@ func TestRunAndReplay(t *testing.T) {
 	}
 
 	ceiling, _ := startCeiling(t)
-	data, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, ceiling.BaseURL+CeilingAnswersPath, bytes.NewReader(data))
-	resp, err := ceiling.Client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("PUT answers: %d", resp.StatusCode)
-	}
+	putAnswers(t, ctx, ceiling, rec)
 	res, err = Run(ctx, ceiling, smallPlan)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	rpprof "runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,9 +63,13 @@ selector, delete, and custom resources — against:
                   each request with the bytes the reference server gave: what
                   the transport and this client allow on this machine
 
-Every round runs every target once, in reverse order every other round, so
-drift on a busy machine falls on all of them; the figures are medians over
-the rounds. Each load works in a namespace of its own and deletes what it
+Every round runs the load once on every target a step at a time: each phase
+runs on every target back to back, the reference server and the ceiling
+next to each other (each first in turn) and the target after them, and each
+starts once the machine's processors have been mostly idle for 100 ms
+(waiting at most 3 s), so drift on a busy machine falls on all of them alike.
+The figures are medians over the rounds; a ratio is the median of each
+round's ratio. Each load works in a namespace of its own and deletes what it
 made.`,
 		Example: `  apiconform bench --kubeconfig .oracle/kubeconfig --json out/bench.json
   apiconform bench --phases watch-fanout --rounds 1 --pprof-dir out/pprof
@@ -142,8 +147,9 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 
 	rep := &loadgen.Report{Version: loadgen.ReportVersion, Started: time.Now().UTC(), Command: strings.Join(os.Args, " "),
 		Plan: o.plan.WithDefaults(), Rounds: o.rounds, Machine: machine()}
-	rep.Method = "every round drives the same bounded load against each target in turn (order reversed every other round); " +
-		"figures are medians over the rounds of each round's ops/s (± half the range) and of its p50/p99; " +
+	rep.Method = "every round drives the same bounded load against each target, each step (phase) on every target back to back " +
+		"once the machine is quiet (the reference server and the ceiling side by side, in turn first; the target after them); " +
+		"figures are medians over the rounds of each round's ops/s (± half the range) and of its p50/p99, ratios the medians of each round's ratio; " +
 		"the client is client-go's transport in one process on the same machine"
 
 	var targets []*benchTarget
@@ -193,35 +199,13 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 	}
 
 	rec := loadgen.NewRecording()
+	rep.Quiet = &loadgen.QuietStats{Limit: quietLimit}
 	for round := 0; round < o.rounds; round++ {
-		order := append([]*benchTarget(nil), targets...)
-		if round%2 == 1 {
-			for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
-				order[i], order[j] = order[j], order[i]
-			}
+		runs, err := benchRound(ctx, targets, round, o.plan, rec, rep.Quiet, stderr)
+		if err != nil {
+			return withExit(exitFailed, fmt.Errorf("round %d: %w", round+1, err))
 		}
-		for _, t := range order {
-			lt := t.target
-			if round == 0 {
-				lt.OnPhase = t.hook // profiles of round 1 (nil when not profiled)
-				switch t.info.Role {
-				case loadgen.RoleRefserver:
-					lt.Record = rec
-				case loadgen.RoleCeiling:
-					if err := sendAnswers(ctx, lt, rec); err != nil {
-						return withExit(exitUsage, err)
-					}
-				}
-			}
-			start := time.Now()
-			res, err := loadgen.Run(ctx, lt, o.plan)
-			if err != nil {
-				return withExit(exitFailed, fmt.Errorf("round %d: %w", round+1, err))
-			}
-			res.Round = round + 1
-			rep.Runs = append(rep.Runs, res)
-			fmt.Fprintf(stderr, "bench: round %d/%d %s done in %s\n", round+1, o.rounds, t.info.Name, time.Since(start).Round(100*time.Millisecond))
-		}
+		rep.Runs = append(rep.Runs, runs...)
 	}
 	for i := range rep.Targets {
 		for _, r := range rep.Runs {
@@ -249,6 +233,105 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 		}
 	}
 	return nil
+}
+
+// quietLimit bounds each step's wait for a quiet machine.
+const quietLimit = 3 * time.Second
+
+// benchRound runs the plan once on every target, a step at a time: each
+// step on every target back to back, the reference server and the ceiling
+// next to each other (in turn first, by step and round) and the target
+// after them, each once the machine is quiet (loadgen.Quiet). In round 1
+// the reference server goes first, keeping the answers the ceiling then
+// replays.
+func benchRound(ctx context.Context, targets []*benchTarget, round int, plan loadgen.Plan, rec *loadgen.Recording,
+	quiet *loadgen.QuietStats, stderr io.Writer) ([]loadgen.Result, error) {
+	sessions := make([]*loadgen.Session, len(targets))
+	var sent uint64 // the recording's mark when the ceiling was last sent its news
+	sendNews := func(t *benchTarget) error {
+		if round > 0 || t.info.Role != loadgen.RoleCeiling {
+			return nil
+		}
+		var news *loadgen.Recording
+		news, sent = rec.Since(sent)
+		return sendAnswers(ctx, t.target, news)
+	}
+	defer func() {
+		for _, s := range sessions {
+			if s != nil {
+				s.Close()
+			}
+		}
+	}()
+	for i, t := range targets {
+		lt := t.target
+		if round == 0 {
+			lt.OnPhase = t.hook // profiles of round 1 (nil when not profiled)
+			if t.info.Role == loadgen.RoleRefserver {
+				lt.Record = rec
+			}
+		}
+		if err := sendNews(t); err != nil { // the namespace's creation
+			return nil, err
+		}
+		s, err := loadgen.Start(ctx, lt, plan)
+		if err != nil {
+			return nil, err
+		}
+		sessions[i] = s
+	}
+	start := time.Now()
+	for si, name := range sessions[0].Steps() {
+		for _, i := range stepOrder(targets, round, si) {
+			// Before the wait, so the ceiling has taken them in when its
+			// step starts.
+			if err := sendNews(targets[i]); err != nil {
+				return nil, err
+			}
+			waited, ok := loadgen.Quiet(ctx, quietLimit)
+			if waited > 0 {
+				quiet.Steps++
+				quiet.Waited += waited
+			}
+			if !ok && waited >= quietLimit {
+				quiet.Busy++
+			}
+			if err := sessions[i].Step(ctx, name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	runs := make([]loadgen.Result, len(targets))
+	for i, s := range sessions {
+		runs[i] = s.Result()
+		runs[i].Round = round + 1
+	}
+	fmt.Fprintf(stderr, "bench: round %d done in %s\n", round+1, time.Since(start).Round(100*time.Millisecond))
+	return runs, nil
+}
+
+// stepOrder is the order of targets (indexes) for step si of round: the
+// reference server and the ceiling first, the reference server ahead in
+// round 1 (the ceiling replays its answers) and from then on ahead when
+// round+si is even, so each leads about as often in every phase; then the
+// others. Only the pair's ratio is read to a few percent, and
+// kube-apiserver's writes go on behind its answers, so it goes last.
+func stepOrder(targets []*benchTarget, round, si int) []int {
+	var ref, ceiling, rest []int
+	for i, t := range targets {
+		switch t.info.Role {
+		case loadgen.RoleRefserver:
+			ref = append(ref, i)
+		case loadgen.RoleCeiling:
+			ceiling = append(ceiling, i)
+		default:
+			rest = append(rest, i)
+		}
+	}
+	if round > 0 && (round+si)%2 == 1 {
+		return slices.Concat(ceiling, ref, rest)
+	}
+	return slices.Concat(ref, ceiling, rest)
 }
 
 func writeReport(w io.Writer, rep *loadgen.Report, format string) error {

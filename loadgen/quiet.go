@@ -1,0 +1,106 @@
+package loadgen
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A step started while the machine still works on the one before (a
+// collection, kube-apiserver's and etcd's writes behind a burst, a
+// neighbour's load on a shared VM) pays for that work in its figure. Quiet
+// waits for the machine's processors to be mostly idle before the next
+// step starts.
+
+// Quiet thresholds: the share of the processors' time busy over one window
+// below which the machine counts as quiet.
+const (
+	QuietWindow = 100 * time.Millisecond
+	QuietBusy   = 0.25
+)
+
+// cpuTimes is the first line of /proc/stat: clock ticks spent busy and idle
+// over all processors since boot.
+type cpuTimes struct{ busy, idle uint64 }
+
+// parseCPULine reads "cpu  user nice system idle iowait irq softirq steal
+// guest guest_nice". Idle and iowait count as idle; time stolen by other
+// guests counts as busy, since it is taken from the load too. (guest time
+// is already inside user.)
+func parseCPULine(line string) (cpuTimes, bool) {
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return cpuTimes{}, false
+	}
+	var t cpuTimes
+	for i, s := range f[1:9] {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return cpuTimes{}, false
+		}
+		if i == 3 || i == 4 { // idle, iowait
+			t.idle += v
+		} else {
+			t.busy += v
+		}
+	}
+	return t, true
+}
+
+// busyShare is the share of the ticks between a and b that were busy; 0
+// when none passed.
+func busyShare(a, b cpuTimes) float64 {
+	busy, idle := b.busy-a.busy, b.idle-a.idle
+	if b.busy < a.busy || b.idle < a.idle || busy+idle == 0 {
+		return 0
+	}
+	return float64(busy) / float64(busy+idle)
+}
+
+func readCPUTimes() (cpuTimes, bool) {
+	f, err := os.Open("/proc/stat")
+	if err != nil {
+		return cpuTimes{}, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	if !sc.Scan() {
+		return cpuTimes{}, false
+	}
+	return parseCPULine(sc.Text())
+}
+
+// Quiet waits until one QuietWindow has passed with the processors busy
+// less than QuietBusy of the time, or until limit has passed or ctx ends,
+// and returns how long it waited and whether the machine was quiet. Where
+// /proc/stat is not there to read it returns at once, not quiet.
+func Quiet(ctx context.Context, limit time.Duration) (time.Duration, bool) {
+	start := time.Now()
+	prev, ok := readCPUTimes()
+	if !ok {
+		return 0, false
+	}
+	tick := time.NewTicker(QuietWindow)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return time.Since(start), false
+		case <-tick.C:
+		}
+		cur, ok := readCPUTimes()
+		if !ok {
+			return time.Since(start), false
+		}
+		if busyShare(prev, cur) < QuietBusy {
+			return time.Since(start), true
+		}
+		if time.Since(start) >= limit {
+			return time.Since(start), false
+		}
+		prev = cur
+	}
+}

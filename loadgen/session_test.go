@@ -1,0 +1,108 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSessionsStepByStep runs the plan on the reference server and the
+// ceiling a step at a time, the ceiling sent only each step's new answers
+// before its step (what a comparison does): every step must pass its
+// checks on both, which it cannot if the ceiling lacks a step's answers or
+// forgot the earlier ones.
+func TestSessionsStepByStep(t *testing.T) {
+	ctx, ref := startRef(t)
+	rec := ref.Record
+	ceiling, _ := startCeiling(t)
+
+	rs, err := Start(ctx, ref, smallPlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	news, mark := rec.Since(0) // the namespace's creation
+	putAnswers(t, ctx, ceiling, news)
+	cs, err := Start(ctx, ceiling, smallPlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got, want := rs.Steps(), append(PhaseNames[:10:10], "crd-setup", PhaseCRCreate, PhaseCRGet, "crd-cleanup"); !slices.Equal(got, want) {
+		t.Fatalf("steps %v, want %v", got, want)
+	}
+	for _, name := range rs.Steps() {
+		if err := rs.Step(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		news, mark = rec.Since(mark)
+		putAnswers(t, ctx, ceiling, news)
+		if err := cs.Step(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkResult(t, rs.Result(), PhaseNames)
+	checkResult(t, cs.Result(), PhaseNames)
+	// The ceiling kept every step's answers, not only the last ones sent.
+	res, err := Run(ctx, ceiling, smallPlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, res, PhaseNames)
+
+	// Steps run in the plan's order only.
+	s, err := Start(ctx, ref, smallPlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Step(ctx, PhaseGet); err == nil || !strings.Contains(err.Error(), `step "get" out of order`) {
+		t.Fatalf("get before create: %v", err)
+	}
+}
+
+func putAnswers(t *testing.T, ctx context.Context, ceiling Target, rec *Recording) {
+	t.Helper()
+	data, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, ceiling.BaseURL+CeilingAnswersPath, bytes.NewReader(data))
+	resp, err := ceiling.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("PUT answers: %d", resp.StatusCode)
+	}
+}
+
+func TestRecordingSince(t *testing.T) {
+	r := NewRecording()
+	all, mark := r.Since(0)
+	if len(all.Answers)+len(all.Events) != 0 || mark != 0 {
+		t.Fatalf("empty: %+v, mark %d", all, mark)
+	}
+	r.put("create", Answer{Status: 201})
+	r.put("crd-get", Answer{Status: 200, Body: []byte("pending")})
+	r.putEvent("watch", []byte("e1"))
+	first, mark := r.Since(0)
+	if len(first.Answers) != 2 || string(first.Events["watch"]) != "e1\n" || mark != 3 {
+		t.Fatalf("first: %+v, mark %d", first, mark)
+	}
+	r.put("crd-get", Answer{Status: 200, Body: []byte("established")}) // a poll's latest answer
+	r.put("get", Answer{Status: 200})
+	r.putEvent("watch", []byte("e2")) // the first event is the one kept
+	next, mark2 := r.Since(mark)
+	if len(next.Answers) != 2 || string(next.Answers["crd-get"].Body) != "established" || len(next.Events) != 0 || mark2 != 5 {
+		t.Fatalf("since %d: %+v, mark %d", mark, next, mark2)
+	}
+	if none, _ := r.Since(mark2); len(none.Answers)+len(none.Events) != 0 {
+		t.Fatalf("nothing new: %+v", none)
+	}
+}
