@@ -65,3 +65,50 @@ func TestQuiet(t *testing.T) {
 		t.Fatalf("ended context: %s, %v", waited, ok)
 	}
 }
+
+// TestQuietStatsWait: the waits are counted, a quiet step ends a run of
+// busy ones, and after QuietGiveUp busy steps in a row (or on a machine
+// that cannot be read) the later steps start at once.
+func TestQuietStatsWait(t *testing.T) {
+	const limit = time.Second
+	type probe struct {
+		waited time.Duration
+		ok     bool
+	}
+	quiet, busy := probe{100 * time.Millisecond, true}, probe{limit + 50*time.Millisecond, false}
+	for _, tc := range []struct {
+		name     string
+		probes   []probe
+		steps    int
+		want     QuietStats
+		wantCall int
+	}{
+		{"quiet", []probe{quiet, quiet}, 2, QuietStats{Limit: limit, Steps: 2, Waited: 200 * time.Millisecond}, 2},
+		{"busy then quiet", []probe{busy, busy, quiet, busy}, 4,
+			QuietStats{Limit: limit, Steps: 4, Waited: 3*busy.waited + quiet.waited, Busy: 3}, 4},
+		{"busy for good", []probe{busy, busy, busy}, 6,
+			QuietStats{Limit: limit, Steps: 3, Waited: 3 * busy.waited, Busy: 3, Off: "busy through 3 steps in a row"}, 3},
+		{"ended context", []probe{{20 * time.Millisecond, false}}, 1, QuietStats{Limit: limit, Steps: 1, Waited: 20 * time.Millisecond}, 1},
+		{"unreadable", []probe{{0, false}}, 3, QuietStats{Limit: limit, Off: "cannot read the processors' time (/proc/stat)"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			q := &QuietStats{Limit: limit, quiet: func(_ context.Context, l time.Duration) (time.Duration, bool) {
+				if l != limit {
+					t.Fatalf("limit %s", l)
+				}
+				p := tc.probes[calls]
+				calls++
+				return p.waited, p.ok
+			}}
+			for range tc.steps {
+				q.Wait(context.Background())
+			}
+			got := [5]any{q.Limit, q.Steps, q.Waited, q.Busy, q.Off}
+			want := [5]any{tc.want.Limit, tc.want.Steps, tc.want.Waited, tc.want.Busy, tc.want.Off}
+			if got != want || calls != tc.wantCall {
+				t.Fatalf("after %d steps: %+v (%d probes), want %+v (%d)", tc.steps, *q, calls, tc.want, tc.wantCall)
+			}
+		})
+	}
+}

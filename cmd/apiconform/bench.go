@@ -288,14 +288,7 @@ func benchRound(ctx context.Context, targets []*benchTarget, round int, plan loa
 			if err := sendNews(targets[i]); err != nil {
 				return nil, err
 			}
-			waited, ok := loadgen.Quiet(ctx, quietLimit)
-			if waited > 0 {
-				quiet.Steps++
-				quiet.Waited += waited
-			}
-			if !ok && waited >= quietLimit {
-				quiet.Busy++
-			}
+			quiet.Wait(ctx)
 			if err := sessions[i].Step(ctx, name); err != nil {
 				return nil, err
 			}
