@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -103,4 +104,59 @@ func Quiet(ctx context.Context, limit time.Duration) (time.Duration, bool) {
 		}
 		prev = cur
 	}
+}
+
+// QuietStats is how long the steps waited for a quiet machine (Wait).
+type QuietStats struct {
+	Limit  time.Duration `json:"limit"`  // each step's wait at most
+	Steps  int           `json:"steps"`  // steps that waited
+	Waited time.Duration `json:"waited"` // in all
+	Busy   int           `json:"busy"`   // steps that started at the limit, the machine still busy
+	// Off says why the later steps did not wait: the machine cannot be
+	// read, or it stayed busy through QuietGiveUp steps in a row.
+	Off       string `json:"off,omitempty"`
+	busyInRow int
+	quiet     func(context.Context, time.Duration) (time.Duration, bool) // Quiet; tests replace it
+}
+
+// QuietGiveUp is how many steps in a row may start busy before the rest
+// stop waiting: on a machine that is busy for good each would wait the
+// whole limit for nothing.
+const QuietGiveUp = 3
+
+// Wait waits, before a step, for a quiet machine (Quiet, at most Limit)
+// and counts the wait.
+func (q *QuietStats) Wait(ctx context.Context) {
+	if q.Off != "" {
+		return
+	}
+	quiet := q.quiet
+	if quiet == nil {
+		quiet = Quiet
+	}
+	waited, ok := quiet(ctx, q.Limit)
+	if waited == 0 && !ok {
+		q.Off = "cannot read the processors' time (/proc/stat)"
+		return
+	}
+	q.Steps++
+	q.Waited += waited
+	switch {
+	case ok:
+		q.busyInRow = 0
+	case waited >= q.Limit:
+		q.Busy++
+		if q.busyInRow++; q.busyInRow >= QuietGiveUp {
+			q.Off = fmt.Sprintf("busy through %d steps in a row", q.busyInRow)
+		}
+	}
+}
+
+func (q *QuietStats) String() string {
+	s := fmt.Sprintf("each step waited for a quiet machine (%d steps, %s in all; %d started busy after %s)",
+		q.Steps, q.Waited.Round(10*time.Millisecond), q.Busy, q.Limit)
+	if q.Off != "" {
+		s += "; the later steps did not wait: " + q.Off
+	}
+	return s
 }

@@ -307,8 +307,8 @@ func benchRound(ctx context.Context, targets []*benchTarget, round int, plan loa
 // reference server and the ceiling first, the reference server ahead in
 // round 1 (the ceiling replays its answers) and from then on ahead when
 // round+si is even, so each leads about as often in every phase; then the
-// others. Only the pair's ratio is read to a few percent, and
-// kube-apiserver's writes go on behind its answers, so it goes last.
+// others: only the pair's ratio is read to a few percent, and
+// kube-apiserver's etcd may still be writing after its answers.
 func stepOrder(targets []*benchTarget, round, si int) []int {
 	var ref, ceiling, rest []int
 	for i, t := range targets {
