@@ -114,9 +114,10 @@ type QuietStats struct {
 	Busy   int           `json:"busy"`   // steps that started at the limit, the machine still busy
 	// Off says why the later steps did not wait: the machine cannot be
 	// read, or it stayed busy through QuietGiveUp steps in a row.
-	Off       string `json:"off,omitempty"`
+	Off string `json:"off,omitempty"`
+	// Probe is how a step waits: Quiet when nil (tests give their own).
+	Probe     func(ctx context.Context, limit time.Duration) (waited time.Duration, quiet bool) `json:"-"`
 	busyInRow int
-	quiet     func(context.Context, time.Duration) (time.Duration, bool) // Quiet; tests replace it
 }
 
 // QuietGiveUp is how many steps in a row may start busy before the rest
@@ -130,11 +131,11 @@ func (q *QuietStats) Wait(ctx context.Context) {
 	if q.Off != "" {
 		return
 	}
-	quiet := q.quiet
-	if quiet == nil {
-		quiet = Quiet
+	probe := q.Probe
+	if probe == nil {
+		probe = Quiet
 	}
-	waited, ok := quiet(ctx, q.Limit)
+	waited, ok := probe(ctx, q.Limit)
 	if waited == 0 && !ok {
 		q.Off = "cannot read the processors' time (/proc/stat)"
 		return

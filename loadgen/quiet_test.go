@@ -93,7 +93,7 @@ func TestQuietStatsWait(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := 0
-			q := &QuietStats{Limit: limit, quiet: func(_ context.Context, l time.Duration) (time.Duration, bool) {
+			q := &QuietStats{Limit: limit, Probe: func(_ context.Context, l time.Duration) (time.Duration, bool) {
 				if l != limit {
 					t.Fatalf("limit %s", l)
 				}
