@@ -25,6 +25,8 @@ type TargetInfo struct {
 	URL     string `json:"url"`
 	Version string `json:"version,omitempty"`
 	Proto   string `json:"proto,omitempty"`
+	// Processes are the server's processes whose CPU the phases read.
+	Processes []int `json:"processes,omitempty"`
 }
 
 // Machine describes where the figures were taken.
@@ -49,6 +51,12 @@ type Figure struct {
 	MaxOpsPerSec float64       `json:"maxOpsPerSec"`
 	P50          time.Duration `json:"p50"` // median over rounds of each round's p50
 	P99          time.Duration `json:"p99"`
+	// Medians over the rounds of the CPU the server's processes and the
+	// client used per op, and of the server's minor faults per op; zero
+	// when the server's processes were not measured.
+	CPUPerOp         time.Duration `json:"cpuPerOp,omitempty"`
+	ClientCPUPerOp   time.Duration `json:"clientCPUPerOp,omitempty"`
+	MinorFaultsPerOp float64       `json:"minorFaultsPerOp,omitempty"`
 }
 
 // PhaseSummary is one phase on every target, with the reference server's
@@ -59,6 +67,10 @@ type PhaseSummary struct {
 	Figures   []Figure `json:"figures"` // in the report's target order
 	VsOracle  float64  `json:"refserverOverKubeAPIServer,omitempty"`
 	VsCeiling float64  `json:"refserverOverCeiling,omitempty"`
+	// The server CPU per op of kube-apiserver (and etcd, when measured) and
+	// of the ceiling over the reference server's, medians of the rounds'.
+	CPUVsOracle  float64 `json:"kubeAPIServerCPUOverRefserver,omitempty"`
+	CPUVsCeiling float64 `json:"ceilingCPUOverRefserver,omitempty"`
 }
 
 // Report is what `apiconform bench` measured: the machine, the method, every
@@ -91,8 +103,8 @@ func (r *Report) Summarize() {
 	for _, phase := range PhaseNames {
 		s := PhaseSummary{Phase: phase}
 		for _, t := range r.Targets {
-			var ops []float64
-			var p50, p99 []time.Duration
+			var ops, faults []float64
+			var p50, p99, cpu, client []time.Duration
 			f := Figure{Target: t.Name}
 			for _, run := range r.Runs {
 				if run.Target != t.Name {
@@ -104,6 +116,12 @@ func (r *Report) Summarize() {
 						p50 = append(p50, p.P50)
 						p99 = append(p99, p.P99)
 						f.Ops = p.Ops
+						if p.ServerCPU > 0 && p.Ops > 0 {
+							n := time.Duration(p.Ops)
+							cpu = append(cpu, p.ServerCPU/n)
+							client = append(client, p.ClientCPU/n)
+							faults = append(faults, float64(p.ServerMinorFaults)/float64(p.Ops))
+						}
 					}
 				}
 			}
@@ -113,6 +131,7 @@ func (r *Report) Summarize() {
 			f.Rounds = len(ops)
 			f.OpsPerSec, f.MinOpsPerSec, f.MaxOpsPerSec = median(ops), slices.Min(ops), slices.Max(ops)
 			f.P50, f.P99 = median(p50), median(p99)
+			f.CPUPerOp, f.ClientCPUPerOp, f.MinorFaultsPerOp = median(cpu), median(client), median(faults)
 			s.Figures = append(s.Figures, f)
 		}
 		if len(s.Figures) == 0 {
@@ -120,6 +139,8 @@ func (r *Report) Summarize() {
 		}
 		s.VsOracle = r.ratio(phase, byRole[RoleRefserver], byRole[RoleOracle])
 		s.VsCeiling = r.ratio(phase, byRole[RoleRefserver], byRole[RoleCeiling])
+		s.CPUVsOracle = r.cpuRatio(phase, byRole[RoleRefserver], byRole[RoleOracle])
+		s.CPUVsCeiling = r.cpuRatio(phase, byRole[RoleRefserver], byRole[RoleCeiling])
 		r.Summary = append(r.Summary, s)
 	}
 }
@@ -128,29 +149,52 @@ func (r *Report) Summarize() {
 // in the same round: a round runs a phase on every target back to back, so
 // each round's pair saw the same machine. 0 when no round has both.
 func (r *Report) ratio(phase, a, b string) float64 {
+	return r.paired(phase, a, b, func(pa, pb Phase) (float64, bool) {
+		return pa.OpsPerSec / pb.OpsPerSec, pb.OpsPerSec > 0
+	})
+}
+
+// cpuRatio is the median over the rounds of b's server CPU per op in phase
+// over a's: how many times less a's server spends on an op (0 when no
+// round measured both).
+func (r *Report) cpuRatio(phase, a, b string) float64 {
+	return r.paired(phase, a, b, func(pa, pb Phase) (float64, bool) {
+		if pa.ServerCPU <= 0 || pb.ServerCPU <= 0 || pa.Ops == 0 || pb.Ops == 0 {
+			return 0, false
+		}
+		return (float64(pb.ServerCPU) / float64(pb.Ops)) / (float64(pa.ServerCPU) / float64(pa.Ops)), true
+	})
+}
+
+// paired is the median over the rounds that ran phase on both a and b of
+// f of their two figures.
+func (r *Report) paired(phase, a, b string, f func(pa, pb Phase) (float64, bool)) float64 {
 	if a == "" || b == "" {
 		return 0
 	}
-	byRound := map[int]map[string]float64{}
+	byRound := map[int]map[string]Phase{}
 	for _, run := range r.Runs {
 		for _, p := range run.Phases {
 			if p.Name == phase && (run.Target == a || run.Target == b) {
 				if byRound[run.Round] == nil {
-					byRound[run.Round] = map[string]float64{}
+					byRound[run.Round] = map[string]Phase{}
 				}
-				byRound[run.Round][run.Target] = p.OpsPerSec
+				byRound[run.Round][run.Target] = p
 			}
 		}
 	}
-	var ratios []float64
-	for _, ops := range byRound {
-		va, okA := ops[a]
-		vb, okB := ops[b]
-		if okA && okB && vb > 0 {
-			ratios = append(ratios, va/vb)
+	var values []float64
+	for _, ps := range byRound {
+		pa, okA := ps[a]
+		pb, okB := ps[b]
+		if !okA || !okB {
+			continue
+		}
+		if v, ok := f(pa, pb); ok {
+			values = append(values, v)
 		}
 	}
-	return median(ratios)
+	return median(values)
 }
 
 func (s PhaseSummary) figure(target string) (Figure, bool) {
@@ -186,7 +230,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%d round(s); %s\n", r.Rounds, r.Method)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, t := range r.Targets {
-		fmt.Fprintf(tw, "  %s\t%s, %s\t%s\t%s\n", t.Name, t.Mode, t.Proto, t.URL, t.Version)
+		cpu := "CPU not measured"
+		if len(t.Processes) > 0 {
+			cpu = fmt.Sprintf("CPU of pid %s", strings.Trim(fmt.Sprint(t.Processes), "[]"))
+		}
+		fmt.Fprintf(tw, "  %s\t%s, %s\t%s\t%s\t%s\n", t.Name, t.Mode, t.Proto, t.URL, t.Version, cpu)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -237,7 +285,75 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !r.metered() {
+		return nil
+	}
+	fmt.Fprintln(w)
+	head = append([]string{cpuHead}, r.targetNames()...)
+	fmt.Fprintln(tw, strings.Join(append(head, r.cpuRatioHeads()...), "\t"))
+	for _, s := range r.Summary {
+		row := []string{s.Phase}
+		for _, t := range r.Targets {
+			row = append(row, s.cpuCell(t.Name))
+		}
+		fmt.Fprintln(tw, strings.Join(append(row, r.cpuRatioCells(s)...), "\t"))
+	}
 	return tw.Flush()
+}
+
+// cpuRatioHeads head the CPU ratios some phase has.
+func (r *Report) cpuRatioHeads() []string {
+	var h []string
+	if r.anyCPURatio(func(s PhaseSummary) float64 { return s.CPUVsOracle }) {
+		h = append(h, "CPU: kube ÷ ref")
+	}
+	if r.anyCPURatio(func(s PhaseSummary) float64 { return s.CPUVsCeiling }) {
+		h = append(h, "CPU: ceiling ÷ ref")
+	}
+	return h
+}
+
+func (r *Report) cpuRatioCells(s PhaseSummary) []string {
+	var c []string
+	if r.anyCPURatio(func(s PhaseSummary) float64 { return s.CPUVsOracle }) {
+		c = append(c, ratio(s.CPUVsOracle, "×"))
+	}
+	if r.anyCPURatio(func(s PhaseSummary) float64 { return s.CPUVsCeiling }) {
+		c = append(c, ratio(s.CPUVsCeiling, ""))
+	}
+	return c
+}
+
+func (r *Report) anyCPURatio(v func(PhaseSummary) float64) bool {
+	return slices.ContainsFunc(r.Summary, func(s PhaseSummary) bool { return v(s) != 0 })
+}
+
+// cpuHead heads the table of CPU per op.
+const cpuHead = "CPU per op: server / client; server's minor faults per op"
+
+// metered reports whether some phase has the CPU of a target's processes.
+func (r *Report) metered() bool {
+	for _, s := range r.Summary {
+		for _, f := range s.Figures {
+			if f.CPUPerOp > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cpuCell is target's CPU per op in this phase, or "-" where its processes
+// were not measured.
+func (s PhaseSummary) cpuCell(target string) string {
+	f, ok := s.figure(target)
+	if !ok || f.CPUPerOp == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s / %s; %.2f", round(f.CPUPerOp), round(f.ClientCPUPerOp), f.MinorFaultsPerOp)
 }
 
 func (r *Report) ratioHeads() []string {
@@ -323,8 +439,30 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	if r.metered() {
+		heads := append(r.targetNames(), r.cpuRatioHeads()...)
+		fmt.Fprintf(&b, "\n| %s | %s |\n|---|%s\n", cpuHead, strings.Join(heads, " | "), strings.Repeat("--:|", len(heads)))
+		for _, s := range r.Summary {
+			fmt.Fprintf(&b, "| %s |", s.Phase)
+			for _, t := range r.Targets {
+				fmt.Fprintf(&b, " %s |", s.cpuCell(t.Name))
+			}
+			for _, c := range r.cpuRatioCells(s) {
+				fmt.Fprintf(&b, " %s |", c)
+			}
+			b.WriteString("\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func (r *Report) targetNames() []string {
+	names := make([]string, len(r.Targets))
+	for i, t := range r.Targets {
+		names[i] = t.Name
+	}
+	return names
 }
 
 func round(d time.Duration) time.Duration {

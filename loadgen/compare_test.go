@@ -41,6 +41,19 @@ func run(target string, round int, phases ...Phase) Result {
 	return Result{Target: target, Round: round, Phases: phases}
 }
 
+// render is the report as text and as Markdown.
+func render(t *testing.T, rep *Report) (text, md string) {
+	t.Helper()
+	var tb, mb bytes.Buffer
+	if err := rep.WriteText(&tb); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteMarkdown(&mb); err != nil {
+		t.Fatal(err)
+	}
+	return tb.String(), mb.String()
+}
+
 func TestReportSummary(t *testing.T) {
 	rep := &Report{Rounds: 3, Targets: []TargetInfo{
 		{Name: "refserver", Role: RoleRefserver}, {Name: "kube-apiserver", Role: RoleOracle}, {Name: "ceiling", Role: RoleCeiling},
@@ -69,21 +82,15 @@ func TestReportSummary(t *testing.T) {
 		t.Fatalf("get ratios = %v, %v; want none for the missing oracle phase, 0.25", g.VsOracle, g.VsCeiling)
 	}
 
-	var text, md bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WriteMarkdown(&md); err != nil {
-		t.Fatal(err)
-	}
+	text, md := render(t, rep)
 	for _, want := range []string{"refserver ops/s", "ceiling ops/s", "ref ÷ kube", "ref ÷ ceiling", "400 ±50%", "2.00×", "0.25", "2ms / 2ms"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, text.String())
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
 	for _, want := range []string{"| create | 10 | 400 ±50% | 200 ±50% | 1600 ±50% | 2.00× | 0.25 |", "| get | 10 | 1000 ±0% | - | 4000 ±0% | - | 0.25 |"} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
 }
@@ -109,12 +116,9 @@ func TestReportWithoutOracle(t *testing.T) {
 	rep := &Report{Targets: []TargetInfo{{Name: "refserver", Role: RoleRefserver}, {Name: "ceiling", Role: RoleCeiling}},
 		Runs: []Result{run("refserver", 1, Phase{Name: PhaseGet, Ops: 1, OpsPerSec: 10}), run("ceiling", 1, Phase{Name: PhaseGet, Ops: 1, OpsPerSec: 20})}}
 	rep.Summarize()
-	var text bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(text.String(), "ref ÷ kube") || !strings.Contains(text.String(), "0.50") {
-		t.Errorf("text without an oracle:\n%s", text.String())
+	text, _ := render(t, rep)
+	if strings.Contains(text, "ref ÷ kube") || !strings.Contains(text, "0.50") {
+		t.Errorf("text without an oracle:\n%s", text)
 	}
 }
 
@@ -137,5 +141,78 @@ func TestPlan(t *testing.T) {
 		if (err == nil) != (tc.bad == "") || (err != nil && !strings.Contains(err.Error(), tc.bad)) {
 			t.Errorf("Validate(%+v) = %v, want %q", tc.plan, err, tc.bad)
 		}
+	}
+}
+
+// TestReportCPU: the CPU per op is each round's CPU over its ops, the
+// median over the rounds; a target whose processes were not measured shows
+// none, and a report without any shows no CPU table.
+func TestReportCPU(t *testing.T) {
+	rep := &Report{Targets: []TargetInfo{
+		{Name: "refserver", Role: RoleRefserver}, {Name: "kube-apiserver", Role: RoleOracle}, {Name: "ceiling", Role: RoleCeiling},
+	}}
+	us := time.Microsecond
+	for round, f := range []time.Duration{1, 3, 2} {
+		rep.Runs = append(rep.Runs,
+			run("refserver", round+1, Phase{Name: PhaseCreate, Ops: 100, OpsPerSec: 1,
+				ServerCPU: 100 * f * 100 * us, ClientCPU: 100 * 90 * us, ServerMinorFaults: 2 * int64(f)}),
+			run("kube-apiserver", round+1, Phase{Name: PhaseCreate, Ops: 100, OpsPerSec: 1}),
+			run("ceiling", round+1, Phase{Name: PhaseCreate, Ops: 100, OpsPerSec: 1, ServerCPU: 100 * 60 * us, ClientCPU: 100 * 80 * us}))
+	}
+	rep.Summarize()
+	c := rep.Summary[0]
+	ref, _ := c.figure("refserver")
+	if ref.CPUPerOp != 200*us || ref.ClientCPUPerOp != 90*us || ref.MinorFaultsPerOp != 0.04 {
+		t.Fatalf("refserver CPU = %v / %v, %v faults per op; want 200µs / 90µs, 0.04", ref.CPUPerOp, ref.ClientCPUPerOp, ref.MinorFaultsPerOp)
+	}
+	if kube, _ := c.figure("kube-apiserver"); kube.CPUPerOp != 0 {
+		t.Fatalf("kube-apiserver, not measured: CPU per op %v", kube.CPUPerOp)
+	}
+	// Rounds: the ceiling's 60µs over 100, 300 and 200µs.
+	if c.CPUVsCeiling != 0.3 || c.CPUVsOracle != 0 {
+		t.Fatalf("CPU ratios: ceiling ÷ ref %v, kube ÷ ref %v; want 0.3 and none", c.CPUVsCeiling, c.CPUVsOracle)
+	}
+	text, md := render(t, rep)
+	for _, want := range []string{cpuHead, "200µs / 90µs; 0.04", "60µs / 80µs; 0.00", "CPU: ceiling ÷ ref"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "CPU: kube ÷ ref") {
+		t.Errorf("a kube-apiserver CPU ratio without its CPU:\n%s", text)
+	}
+	if want := "| create | 200µs / 90µs; 0.04 | - | 60µs / 80µs; 0.00 | 0.30 |\n"; !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
+	}
+
+	// Without measured processes, no CPU table.
+	for i := range rep.Runs {
+		for j := range rep.Runs[i].Phases {
+			rep.Runs[i].Phases[j].ServerCPU = 0
+		}
+	}
+	rep.Summarize()
+	text, md = render(t, rep)
+	if strings.Contains(text, cpuHead) || strings.Contains(md, cpuHead) {
+		t.Errorf("a CPU table without measured processes:\n%s\n%s", text, md)
+	}
+}
+
+// TestCPURatioVsOracle: kube-apiserver's CPU per op over the reference
+// server's, round by round (a server 5× cheaper per op reads 5.00×).
+func TestCPURatioVsOracle(t *testing.T) {
+	rep := &Report{Targets: []TargetInfo{{Name: "refserver", Role: RoleRefserver}, {Name: "kube-apiserver", Role: RoleOracle}}}
+	for round, cpu := range [][2]time.Duration{{100, 1000}, {300, 1000}, {200, 1000}} {
+		rep.Runs = append(rep.Runs,
+			run("refserver", round+1, Phase{Name: PhaseCreate, Ops: 10, OpsPerSec: 1, ServerCPU: 10 * cpu[0] * time.Microsecond}),
+			run("kube-apiserver", round+1, Phase{Name: PhaseCreate, Ops: 10, OpsPerSec: 1, ServerCPU: 10 * cpu[1] * time.Microsecond}))
+	}
+	rep.Summarize()
+	if got := rep.Summary[0].CPUVsOracle; got != 5 { // rounds: 10, 3.33, 5
+		t.Fatalf("kube ÷ ref CPU = %v, want 5", got)
+	}
+	text, _ := render(t, rep)
+	if !strings.Contains(text, "CPU: kube ÷ ref") || !strings.Contains(text, "5.00×") {
+		t.Errorf("text:\n%s", text)
 	}
 }

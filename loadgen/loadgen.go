@@ -17,6 +17,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -119,6 +120,10 @@ type Target struct {
 	// OnPhase, when set, is called as each measured phase starts; the
 	// function it returns is called as the phase ends (profiling hooks).
 	OnPhase func(phase string) (end func())
+	// Processes, when set, are the server's processes on this machine
+	// (never this one, the client's): each reported phase then reads the
+	// CPU they and the client used (Phase.ServerCPU, Phase.ClientCPU).
+	Processes []int
 }
 
 // Phase is the measurement of one kind of operation.
@@ -129,6 +134,12 @@ type Phase struct {
 	P50       time.Duration `json:"p50"`
 	P99       time.Duration `json:"p99"`
 	OpsPerSec float64       `json:"opsPerSec"`
+	// The processor time Target.Processes used during the phase, and the
+	// client's (this process), and the server's minor faults; zero when the
+	// target's processes are not known.
+	ServerCPU         time.Duration `json:"serverCPU,omitempty"`
+	ServerMinorFaults int64         `json:"serverMinorFaults,omitempty"`
+	ClientCPU         time.Duration `json:"clientCPU,omitempty"`
 }
 
 // Result is one target's measurements, in phase order.
@@ -247,9 +258,23 @@ func (s *Session) Step(ctx context.Context, name string) error {
 	if reported && s.r.t.OnPhase != nil {
 		end = s.r.t.OnPhase(st.name)
 	}
+	meter := reported && len(s.r.t.Processes) > 0
+	var server, client Usage
+	var err error
+	if meter {
+		if server, client, err = s.r.usage(); err != nil {
+			return err
+		}
+	}
 	lat, elapsed, err := st.run(pctx)
 	if end != nil {
 		end()
+	}
+	if err == nil && meter {
+		var server2, client2 Usage
+		if server2, client2, err = s.r.usage(); err == nil {
+			server, client = server2.Sub(server), client2.Sub(client)
+		}
 	}
 	if err != nil {
 		if pctx.Err() != nil && ctx.Err() == nil {
@@ -259,9 +284,24 @@ func (s *Session) Step(ctx context.Context, name string) error {
 		return fmt.Errorf("%s: %s: %w", s.r.t.Name, st.name, err)
 	}
 	if reported {
-		s.res.Phases = append(s.res.Phases, summarize(st.name, lat, elapsed))
+		p := summarize(st.name, lat, elapsed)
+		if meter {
+			p.ServerCPU, p.ServerMinorFaults, p.ClientCPU = server.CPU, server.MinorFaults, client.CPU
+		}
+		s.res.Phases = append(s.res.Phases, p)
 	}
 	return nil
+}
+
+// usage reads the server's processes and the client's (this one).
+func (r *runner) usage() (server, client Usage, err error) {
+	if server, err = ReadUsage(r.t.Processes); err != nil {
+		return Usage{}, Usage{}, fmt.Errorf("%s: the server's CPU: %w", r.t.Name, err)
+	}
+	if client, err = ReadUsage([]int{os.Getpid()}); err != nil {
+		return Usage{}, Usage{}, fmt.Errorf("%s: the client's CPU: %w", r.t.Name, err)
+	}
+	return server, client, nil
 }
 
 // Result is what the steps run so far measured.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -104,5 +106,45 @@ func TestRecordingSince(t *testing.T) {
 	}
 	if none, _ := r.Since(mark2); len(none.Answers)+len(none.Events) != 0 {
 		t.Fatalf("nothing new: %+v", none)
+	}
+}
+
+// TestSessionMetersProcesses: with the server's processes named, each
+// reported phase carries the CPU they and the client used; a process that
+// is gone fails the step rather than reporting nothing.
+func TestSessionMetersProcesses(t *testing.T) {
+	ctx, ref := startRef(t)
+	ref.Record = nil
+	ref.Processes = []int{os.Getpid()} // the embedded server runs in this process
+	plan := smallPlan
+	plan.Phases = []string{PhaseGet, PhaseDelete}
+	res, err := Run(ctx, ref, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Phases) != 2 {
+		t.Fatalf("phases %+v, want get and delete", res.Phases)
+	}
+	for _, p := range res.Phases {
+		if p.ServerCPU <= 0 || p.ClientCPU <= 0 {
+			t.Errorf("%s: server CPU %v, client CPU %v; want both measured", p.Name, p.ServerCPU, p.ClientCPU)
+		}
+	}
+
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip("no true(1) to take a pid from:", err)
+	}
+	ref.Processes = []int{gone.Process.Pid}
+	s, err := Start(ctx, ref, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Step(ctx, PhaseCreate); err != nil {
+		t.Fatalf("the unreported create, not metered: %v", err)
+	}
+	if err := s.Step(ctx, PhaseGet); err == nil || !strings.Contains(err.Error(), "the server's CPU") {
+		t.Fatalf("get with the server's process gone: %v", err)
 	}
 }

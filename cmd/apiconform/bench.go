@@ -44,6 +44,7 @@ type benchOptions struct {
 	from       string
 	format     string
 	pprofDir   string
+	targetPIDs []int
 }
 
 func init() {
@@ -69,9 +70,13 @@ next to each other (each first in turn) and the target after them, and each
 starts once the machine's processors have been mostly idle for 100 ms
 (waiting at most 3 s), so drift on a busy machine falls on all of them alike.
 The figures are medians over the rounds; a ratio is the median of each
-round's ratio. Each load works in a namespace of its own and deletes what it
-made.`,
+round's ratio. Each phase also reads the CPU (and the minor page faults)
+the servers' processes used per operation, with the client's: always for
+the reference server and the ceiling, for the target when --target-pids
+names its processes. Each load works in a namespace of its own and deletes
+what it made.`,
 		Example: `  apiconform bench --kubeconfig .oracle/kubeconfig --json out/bench.json
+  apiconform bench --kubeconfig .oracle/kubeconfig --target-pids "$(cat .oracle/kube-apiserver.pid),$(cat .oracle/etcd.pid)"
   apiconform bench --phases watch-fanout --rounds 1 --pprof-dir out/pprof
   apiconform bench --from out/bench.json --format markdown`,
 		Args: cobra.NoArgs,
@@ -101,6 +106,7 @@ made.`,
 	f.StringVar(&o.jsonOut, "json", "", "also write the report as JSON to this file")
 	f.StringVar(&o.from, "from", "", "render a report written by --json instead of measuring")
 	f.StringVar(&o.format, "format", "text", "output: text or markdown (the README's table)")
+	f.IntSliceVar(&o.targetPIDs, "target-pids", nil, "the target's server processes on this machine (e.g. kube-apiserver's and etcd's): each phase then reports the CPU they used per operation, as it does for the reference server and the ceiling")
 	f.StringVar(&o.pprofDir, "pprof-dir", "", "profile the reference server process: CPU and allocation profiles of each phase of round 1 into this directory (the ceiling's into its ceiling/ subdirectory), and /debug/pprof while it runs")
 	cmd.AddCommand(newBenchCeilingCmd())
 	rootCmd.AddCommand(cmd)
@@ -133,6 +139,14 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 	}
 	if err := o.plan.Validate(); err != nil {
 		return withExit(exitUsage, err)
+	}
+	if len(o.targetPIDs) > 0 {
+		if o.tf.embedded() {
+			return withExit(exitUsage, errors.New("--target-pids: no target (--kubeconfig or --server) to measure"))
+		}
+		if _, err := loadgen.ReadUsage(o.targetPIDs); err != nil {
+			return withExit(exitUsage, fmt.Errorf("--target-pids: %w", err))
+		}
 	}
 	if o.inProcess && (len(o.serveArgs) > 0 || o.pprofDir != "") {
 		return withExit(exitUsage, errors.New("--serve-arg and --pprof-dir need the reference server as a separate process (drop --in-process)"))
@@ -169,6 +183,7 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 		if err != nil {
 			return withExit(exitUsage, err)
 		}
+		bt.meter(o.targetPIDs...)
 		targets = append(targets, bt)
 	}
 	var ceiling *child
@@ -192,6 +207,7 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 			return withExit(exitUsage, err)
 		}
 		bt.hook = prof.hook("ceiling", stderr)
+		bt.meter(ceiling.cmd.Process.Pid)
 		targets = append(targets, bt)
 	}
 	for _, t := range targets {
@@ -352,6 +368,17 @@ func connect(ctx context.Context, t framework.Target, info loadgen.TargetInfo, a
 	return &benchTarget{info: info, target: loadgen.Target{Name: info.Name, BaseURL: base, Client: hc}}, nil
 }
 
+// meter has each phase read the CPU the target's server processes use
+// (none: not measured, as for a server in this process), where /proc
+// tells (Linux); elsewhere the report says the CPU was not measured.
+func (t *benchTarget) meter(pids ...int) {
+	if _, err := loadgen.ReadUsage(pids); err != nil {
+		return
+	}
+	t.target.Processes = pids
+	t.info.Processes = pids
+}
+
 // sendAnswers gives the ceiling what the reference server answered.
 func sendAnswers(ctx context.Context, t loadgen.Target, rec *loadgen.Recording) error {
 	data, err := json.Marshal(rec)
@@ -416,6 +443,7 @@ func startRefserver(ctx context.Context, o benchOptions, dir string, log io.Writ
 		return nil, err
 	}
 	bt.hook = prof.hook("reference server", log)
+	bt.meter(c.cmd.Process.Pid)
 	return &refTarget{bt: bt, stop: c.stop}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,6 +35,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"unknown phase", func(o *benchOptions) { o.plan.Phases = []string{"list"} }, `unknown phase "list"`},
 		{"pprof in process", func(o *benchOptions) { o.inProcess, o.pprofDir = true, "x" }, "need the reference server as a separate process"},
 		{"missing report", func(o *benchOptions) { o.from = "/nonexistent/bench.json" }, "/nonexistent/bench.json"},
+		{"target pids without a target", func(o *benchOptions) { o.targetPIDs = []int{os.Getpid()} }, "--target-pids: no target"},
+		{"target pid gone", func(o *benchOptions) {
+			o.tf, o.targetPIDs = targetFlags{server: "http://127.0.0.1:1"}, []int{gonePID(t)}
+		}, "--target-pids: process"},
 		{"refused target", func(o *benchOptions) {
 			o.inProcess, o.noCeiling, o.tf = true, true, targetFlags{server: "http://127.0.0.1:1"}
 		}, "connection refused"},
@@ -50,6 +55,15 @@ func TestBenchUsageErrors(t *testing.T) {
 	}
 }
 
+// gonePID is the process ID of a process that has exited.
+func gonePID(t *testing.T) int {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
 // TestBenchInProcess runs two small rounds against the in-process reference
 // server, writes the JSON report, and renders it again from the file.
 func TestBenchInProcess(t *testing.T) {
@@ -64,6 +78,10 @@ func TestBenchInProcess(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "  refserver-inprocess  in this process, plain HTTP, HTTP/1.1  http://127.0.0.1:") {
 		t.Errorf("in-process mode is not labelled:\n%s", out.String())
+	}
+	// The server shares this process with the client: its CPU is not told apart.
+	if !strings.Contains(out.String(), "CPU not measured") || strings.Contains(out.String(), "CPU per op") {
+		t.Errorf("in-process CPU reported:\n%s", out.String())
 	}
 	data, err := os.ReadFile(o.jsonOut)
 	if err != nil {

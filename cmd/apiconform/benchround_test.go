@@ -79,6 +79,9 @@ func TestBenchRound(t *testing.T) {
 			t.Fatal(err)
 		}
 		bt.hook = func(phase string) func() { started = append(started, c.target.Name+":"+phase); return func() {} }
+		if c.role == loadgen.RoleRefserver {
+			bt.meter(os.Getpid()) // the embedded server runs in this process
+		}
 		targets = append(targets, bt)
 	}
 	plan := loadgen.Plan{Objects: 20, Concurrency: 2, PageSize: 7, ListRounds: 1, SelectorLists: 2, Watchers: 2, WatchEvents: 4,
@@ -98,6 +101,12 @@ func TestBenchRound(t *testing.T) {
 		}
 		if len(runs) != 2 || runs[0].Round != round+1 || len(runs[0].Phases) != 4 || len(runs[1].Phases) != 4 {
 			t.Fatalf("round %d: runs %+v", round+1, runs)
+		}
+		// The metered target's phases carry its CPU; the other's none.
+		for i, p := range runs[0].Phases {
+			if p.ServerCPU <= 0 || runs[1].Phases[i].ServerCPU != 0 {
+				t.Fatalf("round %d %s: server CPU %v (metered), %v (not)", round+1, p.Name, p.ServerCPU, runs[1].Phases[i].ServerCPU)
+			}
 		}
 	}
 	var want []string
