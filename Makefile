@@ -78,7 +78,7 @@ conformance-oracle: build ## suites against the oracle (fails on any failure not
 
 # BENCH_FLAGS sizes bigger runs, e.g. BENCH_FLAGS="--rounds 5 --objects 10000".
 BENCH_FLAGS ?=
-bench-compare: build ## reference server (own process, HTTPS), the oracle and the transport ceiling under one load, with ratios
+bench-compare: build ## reference server (own process, HTTPS), the oracle and the transport ceiling under one load, with ratios and CPU per op
 	pids=$$(cat $(ORACLE_DIR)/kube-apiserver.pid $(ORACLE_DIR)/etcd.pid 2>/dev/null | paste -sd, -); \
 	./apiconform bench --kubeconfig $(ORACLE_DIR)/kubeconfig $${pids:+--target-pids $$pids} --json $(OUT)/bench-compare.json $(BENCH_FLAGS)
 	./apiconform bench --from $(OUT)/bench-compare.json --format markdown > $(OUT)/bench-compare.md
