@@ -259,22 +259,9 @@ func (s *Session) Step(ctx context.Context, name string) error {
 		end = s.r.t.OnPhase(st.name)
 	}
 	meter := reported && len(s.r.t.Processes) > 0
-	var server, client Usage
-	var err error
-	if meter {
-		if server, client, err = s.r.usage(); err != nil {
-			return err
-		}
-	}
-	lat, elapsed, err := st.run(pctx)
+	lat, elapsed, server, client, err := s.r.measure(pctx, st, meter)
 	if end != nil {
 		end()
-	}
-	if err == nil && meter {
-		var server2, client2 Usage
-		if server2, client2, err = s.r.usage(); err == nil {
-			server, client = server2.Sub(server), client2.Sub(client)
-		}
 	}
 	if err != nil {
 		if pctx.Err() != nil && ctx.Err() == nil {
@@ -293,13 +280,31 @@ func (s *Session) Step(ctx context.Context, name string) error {
 	return nil
 }
 
+// measure runs st, reading before and after it, when meter, the CPU the
+// server's processes and the client used.
+func (r *runner) measure(ctx context.Context, st step, meter bool) (lat []time.Duration, elapsed time.Duration, server, client Usage, err error) {
+	if meter {
+		if server, client, err = r.usage(); err != nil {
+			return nil, 0, Usage{}, Usage{}, err
+		}
+	}
+	if lat, elapsed, err = st.run(ctx); err != nil || !meter {
+		return lat, elapsed, Usage{}, Usage{}, err
+	}
+	server2, client2, err := r.usage()
+	if err != nil {
+		return nil, 0, Usage{}, Usage{}, err
+	}
+	return lat, elapsed, server2.Sub(server), client2.Sub(client), nil
+}
+
 // usage reads the server's processes and the client's (this one).
 func (r *runner) usage() (server, client Usage, err error) {
 	if server, err = ReadUsage(r.t.Processes); err != nil {
-		return Usage{}, Usage{}, fmt.Errorf("%s: the server's CPU: %w", r.t.Name, err)
+		return Usage{}, Usage{}, fmt.Errorf("the server's CPU: %w", err)
 	}
 	if client, err = ReadUsage([]int{os.Getpid()}); err != nil {
-		return Usage{}, Usage{}, fmt.Errorf("%s: the client's CPU: %w", r.t.Name, err)
+		return Usage{}, Usage{}, fmt.Errorf("the client's CPU: %w", err)
 	}
 	return server, client, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -62,7 +63,7 @@ func busyShare(a, b cpuTimes) float64 {
 }
 
 func readCPUTimes() (cpuTimes, bool) {
-	f, err := os.Open("/proc/stat")
+	f, err := os.Open(filepath.Join(procRoot, "stat"))
 	if err != nil {
 		return cpuTimes{}, false
 	}

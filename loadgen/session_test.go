@@ -136,6 +136,11 @@ func TestSessionMetersProcesses(t *testing.T) {
 		t.Skip("no true(1) to take a pid from:", err)
 	}
 	ref.Processes = []int{gone.Process.Pid}
+	var started, ended []string
+	ref.OnPhase = func(p string) func() {
+		started = append(started, p)
+		return func() { ended = append(ended, p) }
+	}
 	s, err := Start(ctx, ref, plan)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +149,15 @@ func TestSessionMetersProcesses(t *testing.T) {
 	if err := s.Step(ctx, PhaseCreate); err != nil {
 		t.Fatalf("the unreported create, not metered: %v", err)
 	}
-	if err := s.Step(ctx, PhaseGet); err == nil || !strings.Contains(err.Error(), "the server's CPU") {
+	err = s.Step(ctx, PhaseGet)
+	if err == nil || !strings.Contains(err.Error(), "refserver: get: the server's CPU: process ") {
 		t.Fatalf("get with the server's process gone: %v", err)
+	}
+	// The phase's profile ended with it, and the session ends there.
+	if !slices.Equal(started, []string{PhaseGet}) || !slices.Equal(ended, started) {
+		t.Fatalf("phases started %v, ended %v", started, ended)
+	}
+	if err := s.Step(ctx, PhaseDelete); err == nil || !strings.Contains(err.Error(), "out of order") {
+		t.Fatalf("a step after the failed one: %v", err)
 	}
 }

@@ -29,7 +29,7 @@ func (u Usage) Sub(v Usage) Usage {
 	return Usage{CPU: u.CPU - v.CPU, MinorFaults: u.MinorFaults - v.MinorFaults}
 }
 
-// procRoot is where ReadUsage reads; tests point it elsewhere.
+// procRoot is where ReadUsage and Quiet read; tests point it elsewhere.
 var procRoot = "/proc"
 
 // ReadUsage sums the usage of the processes pids from /proc: each thread's
