@@ -304,27 +304,36 @@ func (r *Report) WriteText(w io.Writer) error {
 	return tw.Flush()
 }
 
+// cpuRatioColumns are the CPU ratios the tables may show: each one only
+// when some phase has it.
+var cpuRatioColumns = []struct {
+	head, unit string
+	of         func(PhaseSummary) float64
+}{
+	{"CPU: kube ÷ ref", "×", func(s PhaseSummary) float64 { return s.CPUVsOracle }},
+	{"CPU: ceiling ÷ ref", "", func(s PhaseSummary) float64 { return s.CPUVsCeiling }},
+}
+
 // cpuRatioHeads head the CPU ratios some phase has.
 func (r *Report) cpuRatioHeads() []string {
 	var h []string
-	if r.anyCPURatio(func(s PhaseSummary) float64 { return s.CPUVsOracle }) {
-		h = append(h, "CPU: kube ÷ ref")
-	}
-	if r.anyCPURatio(func(s PhaseSummary) float64 { return s.CPUVsCeiling }) {
-		h = append(h, "CPU: ceiling ÷ ref")
+	for _, c := range cpuRatioColumns {
+		if r.anyCPURatio(c.of) {
+			h = append(h, c.head)
+		}
 	}
 	return h
 }
 
+// cpuRatioCells are s's cells under cpuRatioHeads.
 func (r *Report) cpuRatioCells(s PhaseSummary) []string {
-	var c []string
-	if r.anyCPURatio(func(s PhaseSummary) float64 { return s.CPUVsOracle }) {
-		c = append(c, ratio(s.CPUVsOracle, "×"))
+	var cells []string
+	for _, c := range cpuRatioColumns {
+		if r.anyCPURatio(c.of) {
+			cells = append(cells, ratio(c.of(s), c.unit))
+		}
 	}
-	if r.anyCPURatio(func(s PhaseSummary) float64 { return s.CPUVsCeiling }) {
-		c = append(c, ratio(s.CPUVsCeiling, ""))
-	}
-	return c
+	return cells
 }
 
 func (r *Report) anyCPURatio(v func(PhaseSummary) float64) bool {
