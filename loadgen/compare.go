@@ -249,7 +249,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, t := range r.Targets {
 		head = append(head, t.Name+" ops/s")
 	}
-	head = append(head, r.ratioHeads()...)
+	head = append(head, r.ratioHeads(throughputRatios)...)
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, s := range r.Summary {
 		row := []string{s.Phase, fmt.Sprint(s.ops())}
@@ -261,7 +261,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			row = append(row, fmt.Sprintf("%.0f ±%.0f%%", f.OpsPerSec, spread(f)))
 		}
-		row = append(row, r.ratioCells(s)...)
+		row = append(row, r.ratioCells(throughputRatios, s)...)
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
@@ -293,47 +293,87 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	head = append([]string{cpuHead}, r.targetNames()...)
-	fmt.Fprintln(tw, strings.Join(append(head, r.cpuRatioHeads()...), "\t"))
+	fmt.Fprintln(tw, strings.Join(append(head, r.ratioHeads(cpuRatios)...), "\t"))
 	for _, s := range r.Summary {
 		row := []string{s.Phase}
 		for _, t := range r.Targets {
 			row = append(row, s.cpuCell(t.Name))
 		}
-		fmt.Fprintln(tw, strings.Join(append(row, r.cpuRatioCells(s)...), "\t"))
+		fmt.Fprintln(tw, strings.Join(append(row, r.ratioCells(cpuRatios, s)...), "\t"))
 	}
 	return tw.Flush()
 }
 
-// cpuRatioColumns are the CPU ratios the tables may show: each one only
-// when some phase has it.
-var cpuRatioColumns = []struct {
-	head, unit string
-	of         func(PhaseSummary) float64
-}{
-	{"CPU: kube ÷ ref", "×", func(s PhaseSummary) float64 { return s.CPUVsOracle }},
-	{"CPU: ceiling ÷ ref", "", func(s PhaseSummary) float64 { return s.CPUVsCeiling }},
+// ratioColumn is one ratio the tables may show: num's figure over den's
+// (targets named by role), per phase.
+type ratioColumn struct {
+	prefix   string // "CPU: " for the CPU ratios
+	num, den string
+	unit     string
+	of       func(PhaseSummary) float64
+	// perPhase: shown when some phase has the ratio (the CPU of a target
+	// is measured only when its processes are known), else whenever the
+	// report has both targets.
+	perPhase bool
 }
 
-// cpuRatioHeads head the CPU ratios some phase has.
-func (r *Report) cpuRatioHeads() []string {
+// throughputRatios and cpuRatios are the tables' ratio columns, in order.
+var (
+	throughputRatios = []ratioColumn{
+		{num: RoleRefserver, den: RoleOracle, unit: "×", of: func(s PhaseSummary) float64 { return s.VsOracle }},
+		{num: RoleRefserver, den: RoleCeiling, of: func(s PhaseSummary) float64 { return s.VsCeiling }},
+	}
+	cpuRatios = []ratioColumn{
+		{prefix: "CPU: ", num: RoleOracle, den: RoleRefserver, unit: "×", of: func(s PhaseSummary) float64 { return s.CPUVsOracle }, perPhase: true},
+		{prefix: "CPU: ", num: RoleCeiling, den: RoleRefserver, of: func(s PhaseSummary) float64 { return s.CPUVsCeiling }, perPhase: true},
+	}
+)
+
+func (r *Report) shows(c ratioColumn) bool {
+	if c.perPhase {
+		return r.anyCPURatio(c.of)
+	}
+	return r.has(c.num) && r.has(c.den)
+}
+
+// ratioHeads head the columns of cols the report shows.
+func (r *Report) ratioHeads(cols []ratioColumn) []string {
 	var h []string
-	for _, c := range cpuRatioColumns {
-		if r.anyCPURatio(c.of) {
-			h = append(h, c.head)
+	for _, c := range cols {
+		if r.shows(c) {
+			h = append(h, c.prefix+r.shortName(c.num)+" ÷ "+r.shortName(c.den))
 		}
 	}
 	return h
 }
 
-// cpuRatioCells are s's cells under cpuRatioHeads.
-func (r *Report) cpuRatioCells(s PhaseSummary) []string {
+// ratioCells are s's cells under ratioHeads(cols).
+func (r *Report) ratioCells(cols []ratioColumn, s PhaseSummary) []string {
 	var cells []string
-	for _, c := range cpuRatioColumns {
-		if r.anyCPURatio(c.of) {
+	for _, c := range cols {
+		if r.shows(c) {
 			cells = append(cells, ratio(c.of(s), c.unit))
 		}
 	}
 	return cells
+}
+
+// shortName names a role in a ratio's head: "ref" and "ceiling" for the two
+// servers bench starts, "kube" for the target unless --target-name called
+// it something else, so that a table of another server does not say kube.
+func (r *Report) shortName(role string) string {
+	switch role {
+	case RoleRefserver:
+		return "ref"
+	case RoleOracle:
+		for _, t := range r.Targets {
+			if t.Role == role && t.Name != RoleOracle {
+				return t.Name
+			}
+		}
+		return "kube"
+	}
+	return role
 }
 
 func (r *Report) anyCPURatio(v func(PhaseSummary) float64) bool {
@@ -363,28 +403,6 @@ func (s PhaseSummary) cpuCell(target string) string {
 		return "-"
 	}
 	return fmt.Sprintf("%s / %s; %.2f", round(f.CPUPerOp), round(f.ClientCPUPerOp), f.MinorFaultsPerOp)
-}
-
-func (r *Report) ratioHeads() []string {
-	var h []string
-	if r.has(RoleRefserver) && r.has(RoleOracle) {
-		h = append(h, "ref ÷ kube")
-	}
-	if r.has(RoleRefserver) && r.has(RoleCeiling) {
-		h = append(h, "ref ÷ ceiling")
-	}
-	return h
-}
-
-func (r *Report) ratioCells(s PhaseSummary) []string {
-	var c []string
-	if r.has(RoleRefserver) && r.has(RoleOracle) {
-		c = append(c, ratio(s.VsOracle, "×"))
-	}
-	if r.has(RoleRefserver) && r.has(RoleCeiling) {
-		c = append(c, ratio(s.VsCeiling, ""))
-	}
-	return c
 }
 
 func ratio(v float64, unit string) string {
@@ -418,7 +436,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, " %s ops/s |", t.Name)
 		sep += "--:|"
 	}
-	for _, h := range r.ratioHeads() {
+	for _, h := range r.ratioHeads(throughputRatios) {
 		fmt.Fprintf(&b, " %s |", h)
 		sep += "--:|"
 	}
@@ -436,7 +454,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				b.WriteString(" - |")
 			}
 		}
-		for _, c := range r.ratioCells(s) {
+		for _, c := range r.ratioCells(throughputRatios, s) {
 			fmt.Fprintf(&b, " %s |", c)
 		}
 		for _, t := range r.Targets {
@@ -449,14 +467,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	if r.metered() {
-		heads := append(r.targetNames(), r.cpuRatioHeads()...)
+		heads := append(r.targetNames(), r.ratioHeads(cpuRatios)...)
 		fmt.Fprintf(&b, "\n| %s | %s |\n|---|%s\n", cpuHead, strings.Join(heads, " | "), strings.Repeat("--:|", len(heads)))
 		for _, s := range r.Summary {
 			fmt.Fprintf(&b, "| %s |", s.Phase)
 			for _, t := range r.Targets {
 				fmt.Fprintf(&b, " %s |", s.cpuCell(t.Name))
 			}
-			for _, c := range r.cpuRatioCells(s) {
+			for _, c := range r.ratioCells(cpuRatios, s) {
 				fmt.Fprintf(&b, " %s |", c)
 			}
 			b.WriteString("\n")

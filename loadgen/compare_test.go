@@ -216,3 +216,37 @@ func TestCPURatioVsOracle(t *testing.T) {
 		t.Errorf("text:\n%s", text)
 	}
 }
+
+// TestRatioHeadsNameTheTarget: the ratio columns call the target what
+// --target-name called it, in both renderings, and "kube" only by default.
+func TestRatioHeadsNameTheTarget(t *testing.T) {
+	for _, c := range []struct {
+		target     string
+		want, lack []string
+	}{
+		{"kube-apiserver", []string{"ref ÷ kube", "CPU: kube ÷ ref", "ref ÷ ceiling", "CPU: ceiling ÷ ref"}, nil},
+		{"k3s", []string{"ref ÷ k3s", "CPU: k3s ÷ ref", "ref ÷ ceiling", "CPU: ceiling ÷ ref"}, []string{"kube ÷", "÷ kube"}},
+	} {
+		t.Run(c.target, func(t *testing.T) {
+			rep := &Report{Targets: []TargetInfo{{Name: "refserver", Role: RoleRefserver}, {Name: c.target, Role: RoleOracle},
+				{Name: "ceiling", Role: RoleCeiling}}}
+			for _, target := range []string{"refserver", c.target, "ceiling"} {
+				rep.Runs = append(rep.Runs, run(target, 1, Phase{Name: PhaseCreate, Ops: 10, OpsPerSec: 100, ServerCPU: time.Millisecond}))
+			}
+			rep.Summarize()
+			text, md := render(t, rep)
+			for _, out := range []string{text, md} {
+				for _, want := range c.want {
+					if !strings.Contains(out, want) {
+						t.Errorf("lacks %q:\n%s", want, out)
+					}
+				}
+				for _, lack := range c.lack {
+					if strings.Contains(out, lack) {
+						t.Errorf("has %q:\n%s", lack, out)
+					}
+				}
+			}
+		})
+	}
+}
