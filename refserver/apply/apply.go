@@ -83,6 +83,10 @@ type Manager struct {
 		value *typed.TypedValue
 		err   error
 	}
+	walk struct { // walkRoot's
+		once sync.Once
+		root *walkType
+	}
 	// Default, when set, defaults an object the way the kind's strategy
 	// does, so applied configurations are compared after defaulting.
 	Default func(obj map[string]any)

@@ -50,8 +50,11 @@ func (m *Manager) plainApply(live, applied map[string]any, entries []mfEntry, ma
 	if err != nil {
 		return nil, "", false
 	}
-	s, tr := empty.Schema(), empty.TypeRef()
-	if _, ok := mapFields(s, tr, live, nil, checkOnly); !ok {
+	root, ok := m.walkRoot()
+	if !ok {
+		return nil, "", false
+	}
+	if _, ok := mapFields(root, live, nil, checkOnly); !ok {
 		return nil, "", false
 	}
 	// The updater reconciles each entry with the schema (which is all the
@@ -61,7 +64,7 @@ func (m *Manager) plainApply(live, applied map[string]any, entries []mfEntry, ma
 			return nil, "", false
 		}
 	}
-	fields, ok := mapFields(s, tr, applied, stripSet, fieldSetFields)
+	fields, ok := mapFields(root, applied, updateStrip, fieldSetFields)
 	if !ok {
 		return nil, "", false
 	}

@@ -24,7 +24,8 @@ func BenchmarkApplyConfigMap(b *testing.B) {
 }
 
 // BenchmarkUpdate measures Update recording a ConfigMap's create (live nil)
-// and a change of one key by a second manager, as the registry sends them:
+// and a change of one key by a second manager and by its own writer (the
+// sole-owner walk), as the registry sends them:
 // Update (the fast path) and the library it must match.
 func BenchmarkUpdate(b *testing.B) {
 	m, err := ForBuiltin("ConfigMap")
@@ -61,6 +62,15 @@ func BenchmarkUpdate(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := path.update(live, updated, "editor"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// The writer that created it changes a value: the sole-owner walk.
+		b.Run("own-change/"+path.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := path.update(live, updated, "bench"); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/schema"
 )
 
@@ -20,11 +19,11 @@ import (
 // createFields is the fieldsV1 of the entry a create of obj (normalised, of
 // the Manager's kind) gives its writer; ok false declines.
 func (m *Manager) createFields(obj map[string]any) (map[string]any, bool) {
-	empty, err := m.emptyTyped()
-	if err != nil {
+	root, ok := m.walkRoot()
+	if !ok {
 		return nil, false
 	}
-	return mapFields(empty.Schema(), empty.TypeRef(), obj, stripSet, everyField)
+	return mapFields(root, obj, updateStrip, everyField)
 }
 
 // fieldsMode is which fields of an object a walk lists as members.
@@ -42,12 +41,11 @@ const (
 	checkOnly
 )
 
-// mapFields is the fieldsV1 of the map obj of type tr, its members chosen
+// mapFields is the fieldsV1 of the map obj of type t, its members chosen
 // by mode: a member is {}, or its fields below with "." added, except
 // members of strip (the paths below obj that no entry records).
-func mapFields(s *schema.Schema, tr schema.TypeRef, obj map[string]any, strip *fieldpath.Set, mode fieldsMode) (map[string]any, bool) {
-	a, ok := s.Resolve(tr)
-	if !ok || a.Map == nil || a.Map.ElementRelationship == schema.Atomic {
+func mapFields(t *walkType, obj map[string]any, strip *stripNode, mode fieldsMode) (map[string]any, bool) {
+	if !t.mapOK {
 		return nil, false
 	}
 	var out map[string]any
@@ -55,17 +53,14 @@ func mapFields(s *schema.Schema, tr schema.TypeRef, obj map[string]any, strip *f
 		out = make(map[string]any, len(obj))
 	}
 	for k, v := range obj {
-		vt := a.Map.ElementType
-		f, declared := a.Map.FindField(k)
-		if declared {
-			vt = f.Type
-		} else if vt == (schema.TypeRef{}) {
+		vt, declared, ok := t.field(k)
+		if !ok {
 			return nil, false // a field the schema does not declare
 		}
-		member, below := stripped(strip, k)
+		member, below := strip.stripped(k)
 		switch v := v.(type) {
 		case map[string]any:
-			c, ok := mapFields(s, vt, v, below, mode)
+			c, ok := mapFields(vt, v, below, mode)
 			if !ok {
 				return nil, false
 			}
@@ -82,7 +77,7 @@ func mapFields(s *schema.Schema, tr schema.TypeRef, obj map[string]any, strip *f
 				out["f:"+k] = c
 			}
 		case string, bool, int64, float64:
-			if !scalarFits(s, vt, v) {
+			if !scalarFits(vt, v) {
 				return nil, false
 			}
 			if member && mode != checkOnly {
@@ -96,13 +91,13 @@ func mapFields(s *schema.Schema, tr schema.TypeRef, obj map[string]any, strip *f
 }
 
 // scalarFits reports whether the typed conversion accepts the scalar v for
-// type tr (structured-merge-diff's scalar validation).
-func scalarFits(s *schema.Schema, tr schema.TypeRef, v any) bool {
-	a, ok := s.Resolve(tr)
-	if !ok || a.Scalar == nil {
+// type t (structured-merge-diff's scalar validation).
+func scalarFits(t *walkType, v any) bool {
+	if t.scalar == nil {
 		return false
 	}
-	switch *a.Scalar {
+	var ok bool
+	switch *t.scalar {
 	case schema.String:
 		_, ok = v.(string)
 	case schema.Boolean:
@@ -145,22 +140,21 @@ func (m *Manager) soleOwnerUpdate(live, liveMeta map[string]any, decoded []any, 
 	if e.fields == nil || !e.sameManager(&self) || !sameList(liveList, decoded) {
 		return nil, false
 	}
-	empty, err := m.emptyTyped()
-	if err != nil {
+	root, ok := m.walkRoot()
+	if !ok {
 		return nil, false
 	}
-	s, tr := empty.Schema(), empty.TypeRef()
 	var key []byte
-	if !matchesFields(s, tr, withoutManagedFields(live, liveMeta), e.fields, stripSet, 0, &key) {
+	if !matchesFields(root, withoutManagedFields(live, liveMeta), e.fields, updateStrip, 0, &key) {
 		return nil, false
 	}
 	// The object written has the fields live has (a write of values
 	// only): the entry's fieldsV1, which has just matched them, is its
 	// own. Else they are listed anew.
 	fields := e.fields
-	if !matchesFields(s, tr, out, fields, stripSet, 0, &key) {
+	if !matchesFields(root, out, fields, updateStrip, 0, &key) {
 		var ok bool
-		if fields, ok = mapFields(s, tr, out, stripSet, everyField); !ok {
+		if fields, ok = mapFields(root, out, updateStrip, everyField); !ok {
 			return nil, false
 		}
 	}
@@ -168,7 +162,7 @@ func (m *Manager) soleOwnerUpdate(live, liveMeta map[string]any, decoded []any, 
 		return nil, true
 	}
 	kept := *e
-	if changedOutside(live, out, stripSet) {
+	if changedOutside(live, out, updateStrip) {
 		kept = m.updateEntry(manager, nil)
 	}
 	return []any{entryObject(&kept, fields)}, true
@@ -178,20 +172,17 @@ func (m *Manager) soleOwnerUpdate(live, liveMeta map[string]any, decoded []any, 
 // fields', a "." or none) is what mapFields lists for obj in everyField
 // mode, checking obj against the schema on the way as mapFields does,
 // without building it. key is scratch space for the keys looked up.
-func matchesFields(s *schema.Schema, tr schema.TypeRef, obj, fields map[string]any, strip *fieldpath.Set, extra int, key *[]byte) bool {
-	a, ok := s.Resolve(tr)
-	if !ok || a.Map == nil || a.Map.ElementRelationship == schema.Atomic {
+func matchesFields(t *walkType, obj, fields map[string]any, strip *stripNode, extra int, key *[]byte) bool {
+	if !t.mapOK {
 		return false
 	}
 	matched := 0
 	for k, v := range obj {
-		vt := a.Map.ElementType
-		if f, declared := a.Map.FindField(k); declared {
-			vt = f.Type
-		} else if vt == (schema.TypeRef{}) {
+		vt, _, ok := t.field(k)
+		if !ok {
 			return false
 		}
-		member, below := stripped(strip, k)
+		member, below := strip.stripped(k)
 		*key = append(append((*key)[:0], "f:"...), k...)
 		got, present := fields[string(*key)]
 		node, isMap := got.(map[string]any)
@@ -202,7 +193,7 @@ func matchesFields(s *schema.Schema, tr schema.TypeRef, obj, fields map[string]a
 		case map[string]any:
 			nonEmpty := hasFields(v, below)
 			if !member && !nonEmpty { // listed nowhere, checked all the same
-				if present || !matchesFields(s, vt, v, nil, below, 0, key) {
+				if present || !matchesFields(vt, v, nil, below, 0, key) {
 					return false
 				}
 				continue
@@ -217,12 +208,12 @@ func matchesFields(s *schema.Schema, tr schema.TypeRef, obj, fields map[string]a
 				}
 				dot = 1
 			}
-			if !matchesFields(s, vt, v, node, below, dot, key) {
+			if !matchesFields(vt, v, node, below, dot, key) {
 				return false
 			}
 			matched++
 		case string, bool, int64, float64:
-			if !scalarFits(s, vt, v) || present != member || present && len(node) != 0 {
+			if !scalarFits(vt, v) || present != member || present && len(node) != 0 {
 				return false
 			}
 			if present {
@@ -237,12 +228,12 @@ func matchesFields(s *schema.Schema, tr schema.TypeRef, obj, fields map[string]a
 
 // hasFields reports whether mapFields lists anything for the map obj: a key
 // that is not a member of strip, or one with fields below it.
-func hasFields(obj map[string]any, strip *fieldpath.Set) bool {
+func hasFields(obj map[string]any, strip *stripNode) bool {
 	if strip == nil {
 		return len(obj) > 0
 	}
 	for k, v := range obj {
-		member, below := stripped(strip, k)
+		member, below := strip.stripped(k)
 		if member {
 			return true
 		}
@@ -251,18 +242,6 @@ func hasFields(obj map[string]any, strip *fieldpath.Set) bool {
 		}
 	}
 	return false
-}
-
-// stripped is whether the field k stays a member once strip (the fields
-// below an object that no entry records) is taken away, and strip's set
-// below k (nil for none).
-func stripped(strip *fieldpath.Set, k string) (member bool, below *fieldpath.Set) {
-	if strip == nil {
-		return true, nil
-	}
-	pe := fieldpath.PathElement{FieldName: &k}
-	below, _ = strip.Children.Get(pe)
-	return !strip.Members.Has(pe), below
 }
 
 // sameFields reports whether two fieldsV1 maps are equal.
@@ -284,9 +263,9 @@ func sameFields(a, b map[string]any) bool {
 // a scalar (structured-merge-diff's comparison: a value of another type is
 // a change, numbers compare as numbers) anywhere but at a member of strip.
 // Both are objects createFields accepted.
-func changedOutside(l, n map[string]any, strip *fieldpath.Set) bool {
+func changedOutside(l, n map[string]any, strip *stripNode) bool {
 	for k, nv := range n {
-		member, below := stripped(strip, k)
+		member, below := strip.stripped(k)
 		lv, inLive := l[k]
 		if nm, isMap := nv.(map[string]any); isMap {
 			lm, wasMap := lv.(map[string]any)

@@ -242,11 +242,11 @@ func TestMatchesFields(t *testing.T) {
 		{"widget", `{"apiVersion":"fc.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"pinned":{"a":"b"}}}`, `{"f:spec":{".":{},"f:pinned":{".":{},"f:a":{}}}}`},
 	} {
 		m := ms.of(t, c.kind)
-		empty, err := m.emptyTyped()
-		if err != nil {
-			t.Fatal(err)
+		root, ok := m.walkRoot()
+		if !ok {
+			t.Fatal("no walk type")
 		}
-		if matchesFields(empty.Schema(), empty.TypeRef(), decode(t, c.obj, true), decode(t, c.fields, true), stripSet, 0, &key) {
+		if matchesFields(root, decode(t, c.obj, true), decode(t, c.fields, true), updateStrip, 0, &key) {
 			t.Fatalf("%s, which the schema refuses, matched %s", c.obj, c.fields)
 		}
 	}
@@ -254,13 +254,12 @@ func TestMatchesFields(t *testing.T) {
 	listed, refused := 0, 0
 	eachDraw(kinds, 37, 2000, 64, func(i int, in *fuzzBytes, k *fuzzKind) {
 		obj := k.object(in)
-		empty, err := k.m.emptyTyped()
-		if err != nil {
-			t.Fatal(err)
+		root, ok := k.m.walkRoot()
+		if !ok {
+			t.Fatal("no walk type")
 		}
-		s, tr := empty.Schema(), empty.TypeRef()
-		match := func(f map[string]any) bool { return matchesFields(s, tr, obj, f, stripSet, 0, &key) }
-		want, ok := mapFields(s, tr, obj, stripSet, everyField)
+		match := func(f map[string]any) bool { return matchesFields(root, obj, f, updateStrip, 0, &key) }
+		want, ok := mapFields(root, obj, updateStrip, everyField)
 		if !ok {
 			refused++
 			if match(map[string]any{}) {
