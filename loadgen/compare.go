@@ -60,8 +60,10 @@ type Figure struct {
 }
 
 // PhaseSummary is one phase on every target, with the reference server's
-// throughput as a multiple of kube-apiserver's and a fraction of the
-// ceiling's: the median over the rounds of each round's ratio.
+// throughput as a multiple of the target's (RoleOracle: kube-apiserver unless
+// --target-name named another) and a fraction of the ceiling's: the median
+// over the rounds of each round's ratio. The JSON names keep kube-apiserver
+// so that earlier reports still read.
 type PhaseSummary struct {
 	Phase     string   `json:"phase"`
 	Figures   []Figure `json:"figures"` // in the report's target order
@@ -307,14 +309,13 @@ func (r *Report) WriteText(w io.Writer) error {
 // ratioColumn is one ratio the tables may show: num's figure over den's
 // (targets named by role), per phase.
 type ratioColumn struct {
-	prefix   string // "CPU: " for the CPU ratios
-	num, den string
+	num, den string // roles
 	unit     string
 	of       func(PhaseSummary) float64
-	// perPhase: shown when some phase has the ratio (the CPU of a target
-	// is measured only when its processes are known), else whenever the
-	// report has both targets.
-	perPhase bool
+	// cpu: a CPU ratio, headed "CPU: …" and shown only when some phase has
+	// it (a target's CPU is measured only when its processes are known); a
+	// throughput ratio shows whenever the report has both targets.
+	cpu bool
 }
 
 // throughputRatios and cpuRatios are the tables' ratio columns, in order.
@@ -324,13 +325,13 @@ var (
 		{num: RoleRefserver, den: RoleCeiling, of: func(s PhaseSummary) float64 { return s.VsCeiling }},
 	}
 	cpuRatios = []ratioColumn{
-		{prefix: "CPU: ", num: RoleOracle, den: RoleRefserver, unit: "×", of: func(s PhaseSummary) float64 { return s.CPUVsOracle }, perPhase: true},
-		{prefix: "CPU: ", num: RoleCeiling, den: RoleRefserver, of: func(s PhaseSummary) float64 { return s.CPUVsCeiling }, perPhase: true},
+		{num: RoleOracle, den: RoleRefserver, unit: "×", of: func(s PhaseSummary) float64 { return s.CPUVsOracle }, cpu: true},
+		{num: RoleCeiling, den: RoleRefserver, of: func(s PhaseSummary) float64 { return s.CPUVsCeiling }, cpu: true},
 	}
 )
 
 func (r *Report) shows(c ratioColumn) bool {
-	if c.perPhase {
+	if c.cpu {
 		return r.anyCPURatio(c.of)
 	}
 	return r.has(c.num) && r.has(c.den)
@@ -340,9 +341,14 @@ func (r *Report) shows(c ratioColumn) bool {
 func (r *Report) ratioHeads(cols []ratioColumn) []string {
 	var h []string
 	for _, c := range cols {
-		if r.shows(c) {
-			h = append(h, c.prefix+r.shortName(c.num)+" ÷ "+r.shortName(c.den))
+		if !r.shows(c) {
+			continue
 		}
+		head := r.shortName(c.num) + " ÷ " + r.shortName(c.den)
+		if c.cpu {
+			head = "CPU: " + head
+		}
+		h = append(h, head)
 	}
 	return h
 }
