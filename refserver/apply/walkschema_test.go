@@ -62,21 +62,31 @@ func viaWalkType(t *walkType, path []string) string {
 }
 
 func scalarRef(s schema.Scalar) schema.TypeRef {
-	return schema.TypeRef{Inlined: schema.Atom{Scalar: &s}}
+	return schema.TypeRef{Inlined: schema.Atom{Scalar: ptrScalar(s)}}
 }
+
+func ptrScalar(s schema.Scalar) *schema.Scalar { return &s }
 
 func TestWalkTypeAnswersAsTheSchema(t *testing.T) {
 	// A schema that refers back to itself (node.child is a node), with an
-	// atomic map, a map of strings, a list, each scalar, a name given twice
-	// and a reference that does not resolve.
+	// atomic map, a map of strings, a list, each scalar, a name given twice,
+	// a reference that does not resolve, and references that override the
+	// named type's element relationship (a node made atomic, the atomic map
+	// made separable, a scalar given one, which does not resolve): those
+	// are other types than the plain name's, each its own node.
+	atomic, separable := schema.Atomic, schema.Separable
 	recursive := &schema.Schema{Types: []schema.TypeDef{
 		{Name: "node", Atom: schema.Atom{Map: &schema.Map{Fields: []schema.StructField{
 			{Name: "name", Type: scalarRef(schema.String)},
 			{Name: "count", Type: scalarRef(schema.Numeric)},
 			{Name: "on", Type: scalarRef(schema.Boolean)},
 			{Name: "any", Type: scalarRef(schema.Untyped)},
+			{Name: "frozen", Type: schema.TypeRef{NamedType: ptr("node"), ElementRelationship: &atomic}},
 			{Name: "child", Type: schema.TypeRef{NamedType: ptr("node")}},
+			{Name: "loose", Type: schema.TypeRef{NamedType: ptr("pinned"), ElementRelationship: &separable}},
 			{Name: "pinned", Type: schema.TypeRef{NamedType: ptr("pinned")}},
+			{Name: "text", Type: schema.TypeRef{NamedType: ptr("text")}},
+			{Name: "atomicText", Type: schema.TypeRef{NamedType: ptr("text"), ElementRelationship: &atomic}},
 			{Name: "labels", Type: schema.TypeRef{Inlined: schema.Atom{Map: &schema.Map{ElementType: scalarRef(schema.String)}}}},
 			{Name: "items", Type: schema.TypeRef{Inlined: schema.Atom{List: &schema.List{ElementType: scalarRef(schema.String)}}}},
 			{Name: "twice", Type: scalarRef(schema.String)},
@@ -84,6 +94,7 @@ func TestWalkTypeAnswersAsTheSchema(t *testing.T) {
 			{Name: "missing", Type: schema.TypeRef{NamedType: ptr("nowhere")}},
 		}}}},
 		{Name: "pinned", Atom: schema.Atom{Map: &schema.Map{ElementRelationship: schema.Atomic, ElementType: scalarRef(schema.String)}}},
+		{Name: "text", Atom: schema.Atom{Scalar: ptrScalar(schema.String)}},
 	}}
 	cm := managerFor(t, "ConfigMap")
 	empty, err := cm.emptyTyped()
@@ -109,6 +120,12 @@ func TestWalkTypeAnswersAsTheSchema(t *testing.T) {
 		{"list", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"items"}, "map=false declared=true scalar=-"},
 		{"a name given twice", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"twice"}, "map=false declared=true scalar=boolean"},
 		{"a type that does not resolve", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"missing"}, "map=false declared=true scalar=-"},
+		{"itself made atomic", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"child", "frozen"}, "map=false declared=true scalar=-"},
+		{"inside itself made atomic", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"frozen", "name"}, "not a map on the way"},
+		{"atomic map made separable", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"loose"}, "map=true declared=true scalar=-"},
+		{"inside an atomic map made separable", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"child", "loose", "a"}, "map=false declared=false scalar=string"},
+		{"named scalar", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"text"}, "map=false declared=true scalar=string"},
+		{"named scalar given a relationship", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"atomicText"}, "map=false declared=true scalar=-"},
 		{"undeclared", recursive, schema.TypeRef{NamedType: ptr("node")}, []string{"child", "bogus"}, "no field"},
 		{"root that does not resolve", recursive, schema.TypeRef{NamedType: ptr("nowhere")}, nil, "map=false declared=false scalar=-"},
 		{"configmap data", empty.Schema(), empty.TypeRef(), []string{"data", "key"}, "map=false declared=false scalar=string"},
