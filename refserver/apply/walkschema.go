@@ -40,31 +40,33 @@ func (t *walkType) field(k string) (ft *walkType, declared, ok bool) {
 // types are compiled once each, which also ends the recursion of schemas
 // that refer back to themselves.
 func compileWalkType(s *schema.Schema, tr schema.TypeRef) *walkType {
-	c := walkCompiler{s: s, named: map[string]*walkType{}, refs: map[schema.TypeRef]*walkType{}}
+	c := walkCompiler{s: s, seen: map[walkKey]*walkType{}}
 	return c.compile(tr)
 }
 
 type walkCompiler struct {
-	s     *schema.Schema
-	named map[string]*walkType         // plain references to a named type
-	refs  map[schema.TypeRef]*walkType // the rest, by the reference itself
+	s    *schema.Schema
+	seen map[walkKey]*walkType
+}
+
+// walkKey is a named type by its name when the reference is just the name;
+// any other reference (inlined, or overriding the element relationship)
+// resolves to a type of its own and is known by the reference itself.
+type walkKey struct {
+	name string
+	ref  schema.TypeRef
 }
 
 func (c *walkCompiler) compile(tr schema.TypeRef) *walkType {
-	plainName := tr.NamedType != nil && tr.ElementRelationship == nil && tr.Inlined == (schema.Atom{})
-	if plainName {
-		if t, ok := c.named[*tr.NamedType]; ok {
-			return t
-		}
-	} else if t, ok := c.refs[tr]; ok {
+	key := walkKey{ref: tr}
+	if tr.NamedType != nil && tr.ElementRelationship == nil && tr.Inlined == (schema.Atom{}) {
+		key = walkKey{name: *tr.NamedType}
+	}
+	if t, ok := c.seen[key]; ok {
 		return t
 	}
 	t := &walkType{}
-	if plainName {
-		c.named[*tr.NamedType] = t
-	} else {
-		c.refs[tr] = t
-	}
+	c.seen[key] = t // before the fields: a type that refers to itself finds itself
 	a, ok := c.s.Resolve(tr)
 	if !ok {
 		return t
