@@ -1,7 +1,11 @@
 package apply
 
 import (
+	"unicode/utf8"
+
 	"sigs.k8s.io/structured-merge-diff/v6/schema"
+
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
 // A create's own entry owns every field of the new object: the typed path
@@ -127,17 +131,46 @@ func scalarFits(t *walkType, v any) bool {
 // matchesFields checks the entry against live without listing live's
 // fields, and against the written object, whose fields are listed only
 // when they differ (a field added or removed).
+//
+// It is the common write (every update and merge patch of an object by the
+// client that created it), so it reads both objects as they come, without
+// normalise: the walks that compare them with the entry visit every value
+// of both and check on the way that each is its own JSON copy
+// (jsonvalue.Stable, PreserveInts), which normalise's own walks would
+// otherwise prove first. Objects that are not, or lack their apiVersion or
+// kind, decline to the typed path.
 
-// soleOwnerUpdate is the managedFields of such an update (nil for none):
-// e is the only entry, decoded from decoded, which must be live's own list.
-// ok false declines.
-func (m *Manager) soleOwnerUpdate(live, liveMeta map[string]any, decoded []any, out map[string]any, e *mfEntry, manager string) ([]any, bool) {
+// soleOwnerUpdate is Update's answer for such an update; ok false
+// declines. The entry must be live's own list (the registry hands updated
+// live's managedFields, or updated has none).
+func (m *Manager) soleOwnerUpdate(live, updated map[string]any, manager string) (map[string]any, bool) {
+	if live == nil || !m.ownKind(live) || !m.ownKind(updated) {
+		return nil, false
+	}
+	liveMeta, _ := live["metadata"].(map[string]any)
+	updMeta, _ := updated["metadata"].(map[string]any)
+	if liveMeta == nil || updMeta == nil || hasLastApplied(liveMeta) || hasLastApplied(updMeta) {
+		return nil, false
+	}
+	list, _ := liveMeta["managedFields"].([]any)
+	if raw, present := updMeta["managedFields"]; present {
+		if given, _ := raw.([]any); !sameList(given, list) {
+			return nil, false
+		}
+	}
+	if len(list) != 1 {
+		return nil, false
+	}
+	entries, ok := m.decodeEntries(list)
+	if !ok {
+		return nil, false
+	}
+	e := &entries[0]
 	if manager == "" {
 		manager = "unknown"
 	}
 	self := mfEntry{manager: manager, operation: "Update", apiVersion: m.gv}
-	liveList, _ := liveMeta["managedFields"].([]any)
-	if e.fields == nil || !e.sameManager(&self) || !sameList(liveList, decoded) {
+	if e.fields == nil || !e.sameManager(&self) {
 		return nil, false
 	}
 	root, ok := m.walkRoot()
@@ -145,48 +178,75 @@ func (m *Manager) soleOwnerUpdate(live, liveMeta map[string]any, decoded []any, 
 		return nil, false
 	}
 	var key []byte
-	if !matchesFields(root, withoutManagedFields(live, liveMeta), e.fields, updateStrip, 0, &key) {
+	if !matchesFields(root, live, e.fields, liveStrip, 0, &key) {
 		return nil, false
 	}
+	// The object written: updated without managedFields, copied down to
+	// its metadata so that updated stays as it was.
+	out := make(map[string]any, len(updated))
+	for k, v := range updated {
+		out[k] = v
+	}
+	outMeta := make(map[string]any, len(updMeta))
+	for k, v := range updMeta {
+		if k != "managedFields" {
+			outMeta[k] = v
+		}
+	}
+	out["metadata"] = outMeta
 	// The object written has the fields live has (a write of values
 	// only): the entry's fieldsV1, which has just matched them, is its
 	// own. Else they are listed anew.
 	fields := e.fields
 	if !matchesFields(root, out, fields, updateStrip, 0, &key) {
-		var ok bool
+		if !jsonvalue.Stable(out, jsonvalue.PreserveInts) {
+			return nil, false
+		}
 		if fields, ok = mapFields(root, out, updateStrip, everyField); !ok {
 			return nil, false
 		}
 	}
-	if len(fields) == 0 {
-		return nil, true
+	if len(fields) > 0 {
+		kept := *e
+		if changedOutside(live, out, updateStrip) {
+			kept = m.updateEntry(manager, nil)
+		}
+		outMeta["managedFields"] = []any{entryObject(&kept, fields)}
 	}
-	kept := *e
-	if changedOutside(live, out, updateStrip) {
-		kept = m.updateEntry(manager, nil)
-	}
-	return []any{entryObject(&kept, fields)}, true
+	return out, true
+}
+
+// ownKind reports whether obj names the Manager's apiVersion and kind.
+func (m *Manager) ownKind(obj map[string]any) bool {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	return av == m.gv && k == m.gvk.Kind
 }
 
 // matchesFields reports whether fields (with extra keys besides the
 // fields', a "." or none) is what mapFields lists for obj in everyField
 // mode, checking obj against the schema on the way as mapFields does,
-// without building it. key is scratch space for the keys looked up.
+// without building it, and that obj is its own JSON copy
+// (jsonvalue.Stable under PreserveInts): false when it is not. key is
+// scratch space for the keys looked up.
 func matchesFields(t *walkType, obj, fields map[string]any, strip *stripNode, extra int, key *[]byte) bool {
-	if !t.mapOK {
+	if !t.mapOK || obj == nil {
 		return false
 	}
 	matched := 0
 	for k, v := range obj {
+		if strip != nil && strip.ignore != "" && k == strip.ignore {
+			continue
+		}
 		vt, _, ok := t.field(k)
-		if !ok {
+		if !ok || !utf8.ValidString(k) {
 			return false
 		}
 		member, below := strip.stripped(k)
 		*key = append(append((*key)[:0], "f:"...), k...)
 		got, present := fields[string(*key)]
 		node, isMap := got.(map[string]any)
-		if present && !isMap {
+		if present && (!isMap || node == nil) { // fieldsV1 is checked as the object is
 			return false
 		}
 		switch v := v.(type) {
@@ -203,7 +263,7 @@ func matchesFields(t *walkType, obj, fields map[string]any, strip *stripNode, ex
 			}
 			dot := 0
 			if member && nonEmpty {
-				if d, ok := node["."].(map[string]any); !ok || len(d) != 0 {
+				if d, ok := node["."].(map[string]any); !ok || d == nil || len(d) != 0 {
 					return false
 				}
 				dot = 1
@@ -213,7 +273,7 @@ func matchesFields(t *walkType, obj, fields map[string]any, strip *stripNode, ex
 			}
 			matched++
 		case string, bool, int64, float64:
-			if !scalarFits(vt, v) || present != member || present && len(node) != 0 {
+			if !scalarFits(vt, v) || !jsonvalue.Stable(v, jsonvalue.PreserveInts) || present != member || present && len(node) != 0 {
 				return false
 			}
 			if present {

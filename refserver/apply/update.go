@@ -76,6 +76,12 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	if !utf8.ValidString(manager) { // the library's identifier JSON would rewrite it
 		return nil, false
 	}
+	// The common update, by the one writer owning every field, first: it
+	// reads the objects as they come (createfields.go).
+	if out, ok := m.soleOwnerUpdate(live, updated, manager); ok {
+		m.heard("sole owner")
+		return out, true
+	}
 	// Both objects as the library reads them: integral numbers int64 (its
 	// JSON copy), apiVersion and kind set. Objects already their own JSON
 	// copy (jsonvalue.Stable) are read in place, and only their top level
@@ -137,18 +143,6 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	// An existing object nobody tracks stays untracked.
 	if len(entries) == 0 {
 		if uid, _ := liveMeta["uid"].(string); uid != "" {
-			return out, true
-		}
-	}
-
-	// An update by the one writer that owns every field of live, as its
-	// create (and its updates since) left it: it owns every field written.
-	if !create && len(entries) == 1 {
-		if list, ok := m.soleOwnerUpdate(live, liveMeta, decoded, out, &entries[0], manager); ok {
-			if list != nil {
-				outMeta["managedFields"] = list
-			}
-			m.heard("sole owner")
 			return out, true
 		}
 	}

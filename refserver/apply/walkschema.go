@@ -95,6 +95,9 @@ func (c *walkCompiler) compile(tr schema.TypeRef) *walkType {
 type stripNode struct {
 	members  map[string]bool
 	children map[string]*stripNode
+	// ignore is a key matchesFields passes over without reading it: live's
+	// managedFields, the entry it matches ("" for none).
+	ignore string
 }
 
 // compileStrip is s by field name: the walks only look field names up, so
@@ -126,6 +129,13 @@ func (s *stripNode) stripped(k string) (member bool, below *stripNode) {
 
 // updateStrip is stripSet compiled.
 var updateStrip = compileStrip(stripSet)
+
+// liveStrip is updateStrip for live, whose managedFields are not walked.
+var liveStrip = func() *stripNode {
+	s := compileStrip(stripSet)
+	s.children["metadata"].ignore = "managedFields"
+	return s
+}()
 
 // walkRoot is the compiled type of the Manager's kind; ok false when its
 // schema does not give one (the walks then decline).
