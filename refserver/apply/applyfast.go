@@ -108,7 +108,7 @@ func (m *Manager) fastApply(live, applied map[string]any, manager string, force 
 			}
 			// Both sides of the merge keep live's managedFields, which the
 			// result's replace: they change nothing, so they are left out.
-			live = withoutManagedFields(live, liveMeta)
+			live, _ = withMetadataCopy(live, liveMeta)
 		}
 	}
 

@@ -20,14 +20,43 @@ import (
 // atomic map, a value the schema refuses. The typed path stays the
 // reference; a test holds the two equal.
 
-// createFields is the fieldsV1 of the entry a create of obj (normalised, of
-// the Manager's kind) gives its writer; ok false declines.
+// createFields is the fieldsV1 of the entry a create of obj (of the
+// Manager's kind) gives its writer; ok false declines, as for an obj that
+// is not its own JSON copy.
 func (m *Manager) createFields(obj map[string]any) (map[string]any, bool) {
 	root, ok := m.walkRoot()
 	if !ok {
 		return nil, false
 	}
 	return mapFields(root, obj, updateStrip, everyField)
+}
+
+// createUpdate is Update's answer for a create (live nil) of an object
+// that brings no managedFields, read as it comes: createFields checks on
+// its walk that the object is its own JSON copy, which normalise would
+// otherwise prove with a walk of its own. ok false declines (fastUpdate
+// then normalises the object and tries again).
+func (m *Manager) createUpdate(live, updated map[string]any, manager string) (map[string]any, bool) {
+	if live != nil || !m.ownKind(updated) {
+		return nil, false
+	}
+	updMeta, _ := updated["metadata"].(map[string]any)
+	if updMeta == nil || hasLastApplied(updMeta) {
+		return nil, false
+	}
+	if _, present := updMeta["managedFields"]; present {
+		return nil, false
+	}
+	out, outMeta := withMetadataCopy(updated, updMeta)
+	fields, ok := m.createFields(out)
+	if !ok {
+		return nil, false
+	}
+	if len(fields) > 0 {
+		self := m.updateEntry(manager, nil)
+		outMeta["managedFields"] = []any{entryObject(&self, fields)}
+	}
+	return out, true
 }
 
 // fieldsMode is which fields of an object a walk lists as members.
@@ -47,9 +76,10 @@ const (
 
 // mapFields is the fieldsV1 of the map obj of type t, its members chosen
 // by mode: a member is {}, or its fields below with "." added, except
-// members of strip (the paths below obj that no entry records).
+// members of strip (the paths below obj that no entry records). Like
+// matchesFields it declines an obj that is not its own JSON copy.
 func mapFields(t *walkType, obj map[string]any, strip *stripNode, mode fieldsMode) (map[string]any, bool) {
-	if !t.mapOK {
+	if !t.mapOK || obj == nil {
 		return nil, false
 	}
 	var out map[string]any
@@ -58,7 +88,7 @@ func mapFields(t *walkType, obj map[string]any, strip *stripNode, mode fieldsMod
 	}
 	for k, v := range obj {
 		vt, declared, ok := t.field(k)
-		if !ok {
+		if !ok || !utf8.ValidString(k) {
 			return nil, false // a field the schema does not declare
 		}
 		member, below := strip.stripped(k)
@@ -81,7 +111,7 @@ func mapFields(t *walkType, obj map[string]any, strip *stripNode, mode fieldsMod
 				out["f:"+k] = c
 			}
 		case string, bool, int64, float64:
-			if !scalarFits(vt, v) {
+			if !scalarFits(vt, v) || !jsonvalue.Stable(v, jsonvalue.PreserveInts) {
 				return nil, false
 			}
 			if member && mode != checkOnly {
@@ -181,27 +211,12 @@ func (m *Manager) soleOwnerUpdate(live, updated map[string]any, manager string) 
 	if !matchesFields(root, live, e.fields, liveStrip, 0, &key) {
 		return nil, false
 	}
-	// The object written: updated without managedFields, copied down to
-	// its metadata so that updated stays as it was.
-	out := make(map[string]any, len(updated))
-	for k, v := range updated {
-		out[k] = v
-	}
-	outMeta := make(map[string]any, len(updMeta))
-	for k, v := range updMeta {
-		if k != "managedFields" {
-			outMeta[k] = v
-		}
-	}
-	out["metadata"] = outMeta
+	out, outMeta := withMetadataCopy(updated, updMeta)
 	// The object written has the fields live has (a write of values
 	// only): the entry's fieldsV1, which has just matched them, is its
 	// own. Else they are listed anew.
 	fields := e.fields
 	if !matchesFields(root, out, fields, updateStrip, 0, &key) {
-		if !jsonvalue.Stable(out, jsonvalue.PreserveInts) {
-			return nil, false
-		}
 		if fields, ok = mapFields(root, out, updateStrip, everyField); !ok {
 			return nil, false
 		}

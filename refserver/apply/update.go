@@ -76,8 +76,13 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	if !utf8.ValidString(manager) { // the library's identifier JSON would rewrite it
 		return nil, false
 	}
-	// The common update, by the one writer owning every field, first: it
-	// reads the objects as they come (createfields.go).
+	// The common writes first, reading the objects as they come
+	// (createfields.go): a create, and an update by the one writer owning
+	// every field.
+	if out, ok := m.createUpdate(live, updated, manager); ok {
+		m.heard("create")
+		return out, true
+	}
 	if out, ok := m.soleOwnerUpdate(live, updated, manager); ok {
 		m.heard("sole owner")
 		return out, true
@@ -131,14 +136,7 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	}
 
 	// The object written: updated without managedFields.
-	outMeta := make(map[string]any, len(updMeta))
-	for k, v := range updMeta {
-		if k != "managedFields" {
-			outMeta[k] = v
-		}
-	}
-	out = updated
-	out["metadata"] = outMeta
+	out, outMeta := withMetadataCopy(updated, updMeta)
 
 	// An existing object nobody tracks stays untracked.
 	if len(entries) == 0 {
@@ -171,7 +169,7 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	if raw, present := liveMeta["managedFields"]; present && !ownsManagedFields(entries) {
 		if list, ok := raw.([]any); ok {
 			if sameList(list, decoded) || decodes(m, list) {
-				live = withoutManagedFields(live, liveMeta)
+				live, _ = withMetadataCopy(live, liveMeta)
 			}
 		}
 	}
@@ -358,21 +356,21 @@ func (m *Manager) emptyTyped() (*typed.TypedValue, error) {
 	return m.empty.value, m.empty.err
 }
 
-// withoutManagedFields is a shallow copy of obj whose metadata (md) has no
-// managedFields; obj is not changed.
-func withoutManagedFields(obj, md map[string]any) map[string]any {
-	m := make(map[string]any, len(md))
+// withMetadataCopy is obj copied down to its metadata md, without
+// managedFields: the object an Update writes, obj left as it was.
+func withMetadataCopy(obj, md map[string]any) (out, outMeta map[string]any) {
+	out = make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	outMeta = make(map[string]any, len(md))
 	for k, v := range md {
 		if k != "managedFields" {
-			m[k] = v
+			outMeta[k] = v
 		}
 	}
-	c := make(map[string]any, len(obj))
-	for k, v := range obj {
-		c[k] = v
-	}
-	c["metadata"] = m
-	return c
+	out["metadata"] = outMeta
+	return out, outMeta
 }
 
 // sameList reports whether a and b are one list (the registry hands

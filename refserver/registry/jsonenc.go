@@ -124,6 +124,9 @@ func appendStored(dst []byte, obj Object, apiVersion, kind string) ([]byte, erro
 // appendMapWithout appends appendJSON's bytes for m (at depth; nil reads
 // as empty) without its member skip; skip "" leaves out nothing.
 func appendMapWithout(dst []byte, m map[string]any, skip string, depth int) ([]byte, error) {
+	if len(m) == 0 { // most of a managedFields entry's maps: nothing to sort
+		return append(dst, "{}"...), nil
+	}
 	mp := sortedMembers(m, skip)
 	dst = append(dst, '{')
 	var err error
