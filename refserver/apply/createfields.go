@@ -191,14 +191,18 @@ func (m *Manager) soleOwnerUpdate(live, updated map[string]any, manager string) 
 	if len(list) != 1 {
 		return nil, false
 	}
+	if manager == "" {
+		manager = "unknown"
+	}
+	// Another writer's entry is the typed path's: seen before decoding it.
+	if first, _ := list[0].(map[string]any); first["manager"] != any(manager) || first["operation"] != any("Update") {
+		return nil, false
+	}
 	entries, ok := m.decodeEntries(list)
 	if !ok {
 		return nil, false
 	}
 	e := &entries[0]
-	if manager == "" {
-		manager = "unknown"
-	}
 	self := mfEntry{manager: manager, operation: "Update", apiVersion: m.gv}
 	if e.fields == nil || !e.sameManager(&self) {
 		return nil, false
