@@ -198,11 +198,11 @@ func (m *Manager) soleOwnerUpdate(live, updated map[string]any, manager string) 
 	if first, _ := list[0].(map[string]any); first["manager"] != any(manager) || first["operation"] != any("Update") {
 		return nil, false
 	}
-	entries, ok := m.decodeEntries(list)
+	entry, ok := m.decodeEntry(list[0])
 	if !ok {
 		return nil, false
 	}
-	e := &entries[0]
+	e := &entry
 	self := mfEntry{manager: manager, operation: "Update", apiVersion: m.gv}
 	if e.fields == nil || !e.sameManager(&self) {
 		return nil, false

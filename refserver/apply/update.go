@@ -455,54 +455,10 @@ func (m *Manager) setKind(obj map[string]any) bool {
 func (m *Manager) decodeEntries(list []any) ([]mfEntry, bool) {
 	entries := make([]mfEntry, 0, len(list)+1)
 	for _, item := range list {
-		raw, ok := item.(map[string]any)
+		e, ok := m.decodeEntry(item)
 		if !ok {
 			return nil, false
 		}
-		var e mfEntry
-		var fields map[string]any
-		for k, v := range raw {
-			switch k {
-			case "manager", "operation", "apiVersion", "subresource", "fieldsType", "time":
-				s, ok := v.(string)
-				if !ok {
-					return nil, false
-				}
-				switch k {
-				case "manager":
-					e.manager = s
-				case "operation":
-					e.operation = s
-				case "apiVersion":
-					e.apiVersion = s
-				case "subresource":
-					e.subresource = s
-				case "fieldsType":
-					if s != "FieldsV1" {
-						return nil, false
-					}
-				case "time":
-					t, err := time.Parse(time.RFC3339, s)
-					if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
-						return nil, false
-					}
-					e.time, e.seconds = s, t.Unix()
-				}
-			case "fieldsV1":
-				if fields, ok = v.(map[string]any); !ok || fields == nil {
-					return nil, false
-				}
-			default:
-				return nil, false
-			}
-		}
-		if _, ok := raw["fieldsType"]; !ok {
-			return nil, false
-		}
-		if (e.operation != "Apply" && e.operation != "Update") || e.apiVersion != m.gv {
-			return nil, false
-		}
-		e.fields = fields
 		for i := range entries {
 			if entries[i].sameManager(&e) {
 				return nil, false
@@ -511,6 +467,53 @@ func (m *Manager) decodeEntries(list []any) ([]mfEntry, bool) {
 		entries = append(entries, e)
 	}
 	return entries, true
+}
+
+// decodeEntry is one entry of decodeEntries' list.
+func (m *Manager) decodeEntry(item any) (e mfEntry, ok bool) {
+	raw, ok := item.(map[string]any)
+	if !ok {
+		return e, false
+	}
+	for k, v := range raw {
+		switch k {
+		case "manager", "operation", "apiVersion", "subresource", "fieldsType", "time":
+			s, ok := v.(string)
+			if !ok {
+				return e, false
+			}
+			switch k {
+			case "manager":
+				e.manager = s
+			case "operation":
+				e.operation = s
+			case "apiVersion":
+				e.apiVersion = s
+			case "subresource":
+				e.subresource = s
+			case "fieldsType":
+				if s != "FieldsV1" {
+					return e, false
+				}
+			case "time":
+				t, err := time.Parse(time.RFC3339, s)
+				if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+					return e, false
+				}
+				e.time, e.seconds = s, t.Unix()
+			}
+		case "fieldsV1":
+			if e.fields, ok = v.(map[string]any); !ok || e.fields == nil {
+				return e, false
+			}
+		default:
+			return e, false
+		}
+	}
+	if _, ok := raw["fieldsType"]; !ok {
+		return e, false
+	}
+	return e, (e.operation == "Apply" || e.operation == "Update") && e.apiVersion == m.gv
 }
 
 // withSets reads each entry's fieldsV1 into its set, as fieldpath.Set's
