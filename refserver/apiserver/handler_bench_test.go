@@ -77,8 +77,10 @@ func benchItem(i int) string { return fmt.Sprintf("/api/v1/namespaces/bench/conf
 type writeCase struct {
 	name string
 	fill func(n int) int // how many objects exist first, for n ops
-	do   func(h *Handler, i int) *httptest.ResponseRecorder
-	want int
+	// customFill, when set, is how many custom resources exist first.
+	customFill func(n int) int
+	do         func(h *Handler, i int) *httptest.ResponseRecorder
+	want       int
 }
 
 // writeCases: one create, get, update, merge patch, server-side apply or
@@ -89,35 +91,42 @@ func writeCases() []writeCase {
 	none := func(int) int { return 0 }
 	some := func(int) int { return objects }
 	return []writeCase{
-		{"create", none, func(h *Handler, i int) *httptest.ResponseRecorder {
+		{"create", none, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
 			return benchDo(h, "POST", "/api/v1/namespaces/bench/configmaps", benchConfigMap(i, benchPayload), "application/json")
 		}, 201},
-		{"get", some, func(h *Handler, i int) *httptest.ResponseRecorder {
+		{"get", some, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
 			return benchDo(h, "GET", benchItem(i%objects), "", "")
 		}, 200},
-		{"update", some, func(h *Handler, i int) *httptest.ResponseRecorder {
+		{"update", some, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
 			return benchDo(h, "PUT", benchItem(i%objects), benchConfigMap(i%objects, fmt.Sprintf("updated-%d", i)), "application/json")
 		}, 200},
-		{"merge-patch", some, func(h *Handler, i int) *httptest.ResponseRecorder {
+		{"merge-patch", some, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
 			return benchDo(h, "PATCH", benchItem(i%objects), fmt.Sprintf(`{"data":{"patched":"%d"}}`, i), MergePatch)
 		}, 200},
 		// apply re-applies a new value each time (the typed path);
 		// apply-first is each object's first apply, as the bench load's.
-		{"apply", some, func(h *Handler, i int) *httptest.ResponseRecorder {
+		{"apply", some, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
 			body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%05d"},"data":{"applied":"%d"}}`, i%objects, i)
 			return benchDo(h, "PATCH", benchItem(i%objects)+"?fieldManager=apiconform-load", body, ApplyPatch)
 		}, 200},
-		{"apply-first", func(n int) int { return n }, func(h *Handler, i int) *httptest.ResponseRecorder {
+		{"apply-first", func(n int) int { return n }, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
 			body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%05d"},"data":{"applied":"%d"}}`, i, i)
 			return benchDo(h, "PATCH", benchItem(i)+"?fieldManager=apiconform-load", body, ApplyPatch)
 		}, 200},
-		{"delete", func(n int) int { return n }, func(h *Handler, i int) *httptest.ResponseRecorder {
+		{"delete", func(n int) int { return n }, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
 			return benchDo(h, "DELETE", benchItem(i), "", "")
 		}, 200},
 		// cr-create: a custom resource checked against its CRD's schema.
-		{"cr-create", none, func(h *Handler, i int) *httptest.ResponseRecorder {
+		{"cr-create", none, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
 			return benchDo(h, "POST", "/apis/bench.apiconform.io/v1/namespaces/bench/loads", benchCustomResource(i), "application/json")
 		}, 201},
+		// cr-update: its writer replaces it with a new spec (integers, and
+		// a generation, which stored objects decode as float64s).
+		{"cr-update", none, some, func(h *Handler, i int) *httptest.ResponseRecorder {
+			body := fmt.Sprintf(`{"apiVersion":"bench.apiconform.io/v1","kind":"Load","metadata":{"name":"load-%05d","labels":{"shard":"%d"}},"spec":{"index":%d,"payload":%q}}`,
+				i%objects, i%objects%10, i+objects, benchPayload)
+			return benchDo(h, "PUT", fmt.Sprintf("/apis/bench.apiconform.io/v1/namespaces/bench/loads/load-%05d", i%objects), body, "application/json")
+		}, 200},
 	}
 }
 
@@ -146,6 +155,13 @@ func benchWrites(b *testing.B, fresh bool) {
 		b.Run(bc.name, func(b *testing.B) {
 			h := benchHandler(b)
 			benchFill(b, h, bc.fill(b.N))
+			if bc.customFill != nil {
+				for i := range bc.customFill(b.N) {
+					if rec := benchDo(h, "POST", "/apis/bench.apiconform.io/v1/namespaces/bench/loads", benchCustomResource(i), "application/json"); rec.Code != 201 {
+						b.Fatalf("create: %d %s", rec.Code, rec.Body)
+					}
+				}
+			}
 			done := make(chan *httptest.ResponseRecorder)
 			b.ReportAllocs()
 			b.ResetTimer()

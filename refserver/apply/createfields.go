@@ -165,10 +165,11 @@ func scalarFits(t *walkType, v any) bool {
 // It is the common write (every update and merge patch of an object by the
 // client that created it), so it reads both objects as they come, without
 // normalise: the walks that compare them with the entry visit every value
-// of both and check on the way that each is its own JSON copy
-// (jsonvalue.Stable, PreserveInts), which normalise's own walks would
-// otherwise prove first. Objects that are not, or lack their apiVersion or
-// kind, decline to the typed path.
+// of both and check on the way that the written object is its own JSON
+// copy (jsonvalue.Stable, PreserveInts) and that live has one (its
+// integers may be float64s, as the registry decodes stored objects), which
+// normalise's own walks would otherwise prove first. Objects that are not,
+// or lack their apiVersion or kind, decline to the typed path.
 
 // soleOwnerUpdate is Update's answer for such an update; ok false
 // declines. The entry must be live's own list (the registry hands updated
@@ -212,7 +213,7 @@ func (m *Manager) soleOwnerUpdate(live, updated map[string]any, manager string) 
 		return nil, false
 	}
 	var key []byte
-	if !matchesFields(root, live, e.fields, liveStrip, 0, &key) {
+	if !matchesFields(root, live, e.fields, liveStrip, 0, &key, true) {
 		return nil, false
 	}
 	out, outMeta := withMetadataCopy(updated, updMeta)
@@ -220,7 +221,7 @@ func (m *Manager) soleOwnerUpdate(live, updated map[string]any, manager string) 
 	// only): the entry's fieldsV1, which has just matched them, is its
 	// own. Else they are listed anew.
 	fields := e.fields
-	if !matchesFields(root, out, fields, updateStrip, 0, &key) {
+	if !matchesFields(root, out, fields, updateStrip, 0, &key, false) {
 		if fields, ok = mapFields(root, out, updateStrip, everyField); !ok {
 			return nil, false
 		}
@@ -246,9 +247,13 @@ func (m *Manager) ownKind(obj map[string]any) bool {
 // fields', a "." or none) is what mapFields lists for obj in everyField
 // mode, checking obj against the schema on the way as mapFields does,
 // without building it, and that obj is its own JSON copy
-// (jsonvalue.Stable under PreserveInts): false when it is not. key is
-// scratch space for the keys looked up.
-func matchesFields(t *walkType, obj, fields map[string]any, strip *stripNode, extra int, key *[]byte) bool {
+// (jsonvalue.Stable under PreserveInts): false when it is not. An obj read
+// only through its copy (copied: live, which the library normalises and
+// none of whose values reach the answer) need only have one: its scalars
+// may be integral float64s, as the registry decodes stored objects, where
+// the library sees int64s equal to them. key is scratch space for the
+// keys looked up.
+func matchesFields(t *walkType, obj, fields map[string]any, strip *stripNode, extra int, key *[]byte, copied bool) bool {
 	if !t.mapOK || obj == nil {
 		return false
 	}
@@ -272,7 +277,7 @@ func matchesFields(t *walkType, obj, fields map[string]any, strip *stripNode, ex
 		case map[string]any:
 			nonEmpty := hasFields(v, below)
 			if !member && !nonEmpty { // listed nowhere, checked all the same
-				if present || !matchesFields(vt, v, nil, below, 0, key) {
+				if present || !matchesFields(vt, v, nil, below, 0, key, copied) {
 					return false
 				}
 				continue
@@ -287,12 +292,12 @@ func matchesFields(t *walkType, obj, fields map[string]any, strip *stripNode, ex
 				}
 				dot = 1
 			}
-			if !matchesFields(vt, v, node, below, dot, key) {
+			if !matchesFields(vt, v, node, below, dot, key, copied) {
 				return false
 			}
 			matched++
 		case string, bool, int64, float64:
-			if !scalarFits(vt, v) || !jsonvalue.Stable(v, jsonvalue.PreserveInts) || present != member || present && len(node) != 0 {
+			if !scalarFits(vt, v) || !scalarReads(v, copied) || present != member || present && len(node) != 0 {
 				return false
 			}
 			if present {
@@ -303,6 +308,16 @@ func matchesFields(t *walkType, obj, fields map[string]any, strip *stripNode, ex
 		}
 	}
 	return matched+extra == len(fields)
+}
+
+// scalarReads reports whether matchesFields may read the scalar v in
+// place: v is its own JSON copy, or it has one and copied says that is
+// enough.
+func scalarReads(v any, copied bool) bool {
+	if copied {
+		return jsonvalue.RoundTrips(v, jsonvalue.PreserveInts)
+	}
+	return jsonvalue.Stable(v, jsonvalue.PreserveInts)
 }
 
 // hasFields reports whether mapFields lists anything for the map obj: a key

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -260,7 +261,7 @@ func TestMatchesFields(t *testing.T) {
 		if !ok {
 			t.Fatal("no walk type")
 		}
-		if matchesFields(root, decode(t, c.obj, true), decode(t, c.fields, true), updateStrip, 0, &key) {
+		if matchesFields(root, decode(t, c.obj, true), decode(t, c.fields, true), updateStrip, 0, &key, false) {
 			t.Fatalf("%s, which the schema refuses, matched %s", c.obj, c.fields)
 		}
 	}
@@ -290,11 +291,39 @@ func TestMatchesFields(t *testing.T) {
 		obj := decode(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}}`, true)
 		fields := decode(t, `{"f:data":{".":{},"f:k":{}}}`, true)
 		c.change(obj, fields)
-		if got, want := matchesFields(cmRoot, obj, fields, updateStrip, 0, &key), c.name == "as written"; got != want {
+		if got, want := matchesFields(cmRoot, obj, fields, updateStrip, 0, &key, false), c.name == "as written"; got != want {
 			t.Errorf("%s: matchesFields = %v, want %v", c.name, got, want)
 		}
 		if _, listed := mapFields(cmRoot, obj, updateStrip, everyField); listed != jsonvalue.Stable(obj, jsonvalue.PreserveInts) {
 			t.Errorf("%s: mapFields listed %v for an object whose being its own JSON copy is %v", c.name, listed, !listed)
+		}
+	}
+
+	// Read through its copy, an object's integral float64s are read as the
+	// int64s they become; a number without an exact copy is not.
+	for _, c := range []struct {
+		name           string
+		n              float64
+		copied, itself bool // matches when read through its copy, as itself
+	}{
+		{"a fraction", 2.5, true, true},
+		{"an integral float64", 2, true, false},
+		{"the largest exact integer", 1<<53 - 1, true, false},
+		{"2^53", 1 << 53, false, false},
+		{"NaN", math.NaN(), false, false},
+	} {
+		m := ms.of(t, "deduced")
+		root, ok := m.walkRoot()
+		if !ok {
+			t.Fatal("no walk type")
+		}
+		obj := map[string]any{"apiVersion": "x.example.com/v1", "kind": "Thing", "metadata": map[string]any{"name": "t"}, "spec": map[string]any{"s": c.n}}
+		fields := decode(t, `{"f:spec":{".":{},"f:s":{}}}`, true)
+		if got := matchesFields(root, obj, fields, updateStrip, 0, &key, true); got != c.copied {
+			t.Errorf("%s read through its copy: matchesFields = %v, want %v", c.name, got, c.copied)
+		}
+		if got := matchesFields(root, obj, fields, updateStrip, 0, &key, false); got != c.itself {
+			t.Errorf("%s read as itself: matchesFields = %v, want %v", c.name, got, c.itself)
 		}
 	}
 
@@ -305,7 +334,7 @@ func TestMatchesFields(t *testing.T) {
 		if !ok {
 			t.Fatal("no walk type")
 		}
-		match := func(f map[string]any) bool { return matchesFields(root, obj, f, updateStrip, 0, &key) }
+		match := func(f map[string]any) bool { return matchesFields(root, obj, f, updateStrip, 0, &key, false) }
 		want, ok := mapFields(root, obj, updateStrip, everyField)
 		if !jsonvalue.Stable(obj, jsonvalue.PreserveInts) {
 			unstable++
@@ -406,6 +435,48 @@ func TestCreateInPlace(t *testing.T) {
 			}
 			if got := differ(t, m, nil, obj, "w"); got != c.answered {
 				t.Fatalf("the fast path answered %v, want %v", got, c.answered)
+			}
+		})
+	}
+}
+
+// TestSoleOwnerStoredNumbers: live as the registry decodes a stored object,
+// its integers float64s (a custom resource's generation and fields), is
+// answered by the sole-owner walk, equal to the library; a live number
+// without an exact copy (2^53) is left to the library.
+func TestSoleOwnerStoredNumbers(t *testing.T) {
+	ms := managerSet{}
+	thing := func(meta, spec string) string {
+		return `{"apiVersion":"x.example.com/v1","kind":"Thing","metadata":{"name":"t","namespace":"d"` + meta + `},"spec":` + spec + `}`
+	}
+	for _, c := range []struct {
+		name, before, after string
+		afterFloats         bool // the written object's numbers float64 too
+		sole                bool
+	}{
+		{"an integer changed", thing("", `{"s":2}`), thing("", `{"s":3}`), false, true},
+		{"an integer kept, a string changed", thing("", `{"s":2,"m":{"x":"1"}}`), thing("", `{"s":2,"m":{"x":"2"}}`), false, true},
+		{"generation", thing(`,"generation":4`, `{"s":2}`), thing(`,"generation":5`, `{"s":3}`), false, true},
+		{"2^53", thing("", `{"s":9007199254740992}`), thing("", `{"s":3}`), false, false},
+		// The written object's values are the answer's: read only as
+		// their own copy, so the typed path answers with int64s.
+		{"the written integer a float64", thing("", `{"s":2}`), thing("", `{"s":3}`), true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := ms.of(t, "deduced")
+			created, err := m.libraryUpdate(nil, decode(t, c.before, true), "w")
+			if err != nil {
+				t.Fatal(err)
+			}
+			live := decode(t, dump(created), false) // numbers float64, as stored objects decode
+			updated := decode(t, c.after, !c.afterFloats)
+			updated["metadata"].(map[string]any)["managedFields"] = live["metadata"].(map[string]any)["managedFields"]
+			sole := false
+			m.walked = func(which string) { sole = which == "sole owner" }
+			defer func() { m.walked = nil }()
+			differ(t, m, live, updated, "w")
+			if sole != c.sole {
+				t.Fatalf("the sole-owner walk answered %v, want %v", sole, c.sole)
 			}
 		})
 	}

@@ -74,18 +74,40 @@ func Copy(v any, numbers Numbers) (any, bool) {
 	case int32:
 		return number(float64(t), int64(t), numbers), true
 	case float64:
-		switch {
-		case math.IsNaN(t) || math.IsInf(t, 0):
-			return nil, false // the round trip reports the error
-		case numbers == PreserveInts && t == math.Trunc(t):
-			if math.Abs(t) >= maxExactFloat {
-				return nil, false
-			}
+		if !RoundTrips(t, numbers) {
+			return nil, false
+		}
+		if numbers == PreserveInts && t == math.Trunc(t) {
 			return int64(t), true
 		}
 		return t, true
 	}
 	return nil, false
+}
+
+// RoundTrips reports whether Copy(v, numbers) succeeds for a scalar v
+// (nil, a bool, a string, an int64, int, int32 or float64), without making
+// the copy: a reader that only compares v's value with others may read it
+// in place where Stable is false (an integral float64 under PreserveInts).
+func RoundTrips(v any, numbers Numbers) bool {
+	if numbers == AsWritten {
+		return false
+	}
+	switch t := v.(type) {
+	case nil, bool, int64, int, int32:
+		return true
+	case string:
+		return utf8.ValidString(t)
+	case float64:
+		switch {
+		case math.IsNaN(t) || math.IsInf(t, 0):
+			return false // the round trip reports the error
+		case numbers == PreserveInts && t == math.Trunc(t):
+			return math.Abs(t) < maxExactFloat
+		}
+		return true
+	}
+	return false
 }
 
 func number(f float64, i int64, numbers Numbers) any {

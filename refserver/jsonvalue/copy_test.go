@@ -166,3 +166,20 @@ func TestStable(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundTrips: RoundTrips of a scalar is whether Copy takes it, under
+// every number rule.
+func TestRoundTrips(t *testing.T) {
+	for _, v := range []any{nil, true, "x", "a\xffb", int64(-3), 7, int32(4), 1.5, 3.0, -0.0, 9007199254740991.0,
+		9007199254740992.0, -1e300, 1e-300, math.NaN(), math.Inf(1), uint(3), []any{}} {
+		for _, numbers := range []Numbers{Float64, PreserveInts, AsWritten} {
+			_, want := Copy(v, numbers)
+			if _, isList := v.([]any); isList {
+				want = false // not a scalar
+			}
+			if got := RoundTrips(v, numbers); got != want {
+				t.Errorf("RoundTrips(%#v, %d) = %v, Copy took it: %v", v, numbers, got, want)
+			}
+		}
+	}
+}
