@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"math"
 	"unicode/utf8"
 
 	"sigs.k8s.io/structured-merge-diff/v6/schema"
@@ -217,6 +218,7 @@ func (m *Manager) soleOwnerUpdate(live, updated map[string]any, manager string) 
 		return nil, false
 	}
 	out, outMeta := withMetadataCopy(updated, updMeta)
+	integersInt64(outMeta)
 	// The object written has the fields live has (a write of values
 	// only): the entry's fieldsV1, which has just matched them, is its
 	// own. Else they are listed anew.
@@ -234,6 +236,19 @@ func (m *Manager) soleOwnerUpdate(live, updated map[string]any, manager string) 
 		outMeta["managedFields"] = []any{entryObject(&kept, fields)}
 	}
 	return out, true
+}
+
+// integersInt64 turns md's integral float64s into the int64s the library's
+// copy reads them as, in place: md is the Update's own copy of the written
+// object's metadata, where the registry carries the stored generation over
+// as it decoded it (a float64). Numbers without an exact copy are left for
+// the walk to decline.
+func integersInt64(md map[string]any) {
+	for k, v := range md {
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && jsonvalue.RoundTrips(f, jsonvalue.PreserveInts) {
+			md[k] = int64(f)
+		}
+	}
 }
 
 // ownKind reports whether obj names the Manager's apiVersion and kind.

@@ -461,6 +461,10 @@ func TestSoleOwnerStoredNumbers(t *testing.T) {
 		// The written object's values are the answer's: read only as
 		// their own copy, so the typed path answers with int64s.
 		{"the written integer a float64", thing("", `{"s":2}`), thing("", `{"s":3}`), true, false},
+		// ...but for its metadata, which the Update copies: the registry
+		// carries the stored generation over as a float64 when the spec
+		// stays.
+		{"the written generation a float64", thing(`,"generation":4`, `{"s":2}`), thing(`,"generation":4.0,"labels":{"x":"1"}`, `{"s":2}`), false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := ms.of(t, "deduced")
