@@ -70,7 +70,7 @@ func (m *Manager) fastApply(live, applied map[string]any, manager string, force 
 	// The patch as the library reads it (see normalise), of the Manager's
 	// kind (else a 400), without managedFields (else a 400) and without
 	// kubectl's last-applied annotation (which the library keeps in step).
-	if applied, ok = m.normalise(applied, false); !ok {
+	if applied, ok = m.normalise(applied); !ok {
 		return nil, false
 	}
 	if raw, present := applied["metadata"]; present {
@@ -89,7 +89,7 @@ func (m *Manager) fastApply(live, applied map[string]any, manager string, force 
 	create := live == nil
 	var entries []mfEntry
 	if !create {
-		if live, ok = m.normalise(live, false); !ok {
+		if live, ok = m.normalise(live); !ok {
 			return nil, false
 		}
 		var liveMeta map[string]any

@@ -89,15 +89,15 @@ func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out 
 	}
 	// Both objects as the library reads them: integral numbers int64 (its
 	// JSON copy), apiVersion and kind set. Objects already their own JSON
-	// copy (jsonvalue.Stable) are read in place, and only their top level
-	// and updated's metadata are copied.
-	if updated, ok = m.normalise(updated, true); !ok {
+	// copy (jsonvalue.Stable) are read in place; only updated's top level
+	// and metadata are copied, for the object written (withMetadataCopy).
+	if updated, ok = m.normalise(updated); !ok {
 		return nil, false
 	}
 	create := live == nil
 	if create {
 		live = map[string]any{}
-	} else if live, ok = m.normalise(live, false); !ok {
+	} else if live, ok = m.normalise(live); !ok {
 		return nil, false
 	}
 	updMeta, ok := updated["metadata"].(map[string]any)
@@ -416,18 +416,16 @@ func hasLastApplied(md map[string]any) bool {
 
 // normalise is obj as the library's object makes it. An obj that is its
 // own JSON copy (jsonvalue.Stable) is read in place: copied at the top level
-// only when mustCopy or its kind is missing. ok false declines.
-func (m *Manager) normalise(obj map[string]any, mustCopy bool) (map[string]any, bool) {
+// only when its kind is missing. ok false declines.
+func (m *Manager) normalise(obj map[string]any) (map[string]any, bool) {
 	if !jsonvalue.Stable(obj, jsonvalue.PreserveInts) {
 		c, _ := jsonCopy(obj).(map[string]any)
 		return c, c != nil && m.setKind(c)
 	}
-	if !mustCopy {
-		av, _ := obj["apiVersion"].(string)
-		k, _ := obj["kind"].(string)
-		if av != "" && k != "" {
-			return obj, av == m.gv && k == m.gvk.Kind
-		}
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	if av != "" && k != "" {
+		return obj, av == m.gv && k == m.gvk.Kind
 	}
 	c := make(map[string]any, len(obj)+2)
 	for k, v := range obj {

@@ -4,9 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"math"
 	"reflect"
 	"unicode/utf8"
+
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
 // Helpers for JSON-shaped objects: a missing or mistyped field reads as its
@@ -120,12 +121,6 @@ func sameJSON(a, b any) bool {
 // types (maps, slices, UTF-8 strings, bools, nil, finite numbers).
 func plainJSON(v any) bool {
 	switch t := v.(type) {
-	case nil, bool, int, int32, int64:
-		return true
-	case string:
-		return utf8.ValidString(t)
-	case float64:
-		return !math.IsNaN(t) && !math.IsInf(t, 0)
 	case map[string]any:
 		for k, e := range t {
 			if !utf8.ValidString(k) || !plainJSON(e) {
@@ -141,7 +136,7 @@ func plainJSON(v any) bool {
 		}
 		return true
 	}
-	return false
+	return jsonvalue.RoundTrips(v, jsonvalue.Float64) // a scalar: every number reads back as a float64
 }
 
 func isNull(v any) bool {
