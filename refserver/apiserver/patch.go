@@ -132,8 +132,15 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	var warnings []string
 	// patched only reads cur: a merge builds a new object sharing cur's
 	// untouched members, and registry.WriteCopy gives it a new object and
-	// metadata (what the write sets); the other paths encode cur.
-	out, err := h.reg.MutateReading(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
+	// metadata (what the write sets); the other paths encode cur. A merge
+	// patch's result does not depend on cur's managedFields, which the
+	// write keeps as stored whatever the patch says of them; JSON and
+	// strategic merge patches can read them (a test op, a copy from them).
+	mutate := h.reg.MutateReading
+	if mt == MergePatch {
+		mutate = h.reg.MutateMerging
+	}
+	out, err := mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
 		obj, w, err := patched(cur)
 		if err != nil {
 			return nil, err
@@ -158,7 +165,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, ri *requestInfo)
 	if err != nil {
 		return err
 	}
-	h.answerWrite(w, r, ri, 200, out, dry, answered(opts.Answer))
+	h.answerWrite(w, r, ri, 200, out, dry, registry.Answered(opts.Answer))
 	return nil
 }
 
@@ -233,13 +240,13 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		if cerr != nil {
 			return cerr
 		}
-		h.answerWrite(w, r, ri, http.StatusCreated, created, opts.DryRun, answered(opts.Answer))
+		h.answerWrite(w, r, ri, http.StatusCreated, created, opts.DryRun, registry.Answered(opts.Answer))
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	h.answerWrite(w, r, ri, 200, out, opts.DryRun, answered(opts.Answer))
+	h.answerWrite(w, r, ri, 200, out, opts.DryRun, registry.Answered(opts.Answer))
 	return nil
 }
 

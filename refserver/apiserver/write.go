@@ -86,7 +86,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	if err != nil {
 		return err
 	}
-	h.answerWrite(w, r, ri, http.StatusCreated, out, dry, answered(answer))
+	h.answerWrite(w, r, ri, http.StatusCreated, out, dry, registry.Answered(answer))
 	return nil
 }
 
@@ -109,6 +109,6 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	if err != nil {
 		return err
 	}
-	h.answerWrite(w, r, ri, 200, out, dry, answered(answer))
+	h.answerWrite(w, r, ri, 200, out, dry, registry.Answered(answer))
 	return nil
 }

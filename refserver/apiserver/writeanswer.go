@@ -39,11 +39,3 @@ func answerInto(r *http.Request, dry bool) *[]byte {
 	}
 	return new([]byte)
 }
-
-// answered is what answerInto's pointer holds.
-func answered(p *[]byte) []byte {
-	if p == nil {
-		return nil
-	}
-	return *p
-}

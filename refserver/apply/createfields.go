@@ -2,6 +2,8 @@ package apply
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"sigs.k8s.io/structured-merge-diff/v6/schema"
@@ -80,49 +82,193 @@ const (
 // members of strip (the paths below obj that no entry records). Like
 // matchesFields it declines an obj that is not its own JSON copy.
 func mapFields(t *walkType, obj map[string]any, strip *stripNode, mode fieldsMode) (map[string]any, bool) {
+	w := fieldsWalk{mode: mode}
+	fields, _, ok := w.walk(t, obj, strip)
+	return fields, ok
+}
+
+// fieldsWalk is mapFields' walk. It builds the fieldsV1 map, or with emit
+// writes it as JSON instead (appendFields): one walk, so that the bytes the
+// stored-entry path compares and writes (storedentry.go) list exactly what
+// the map would.
+type fieldsWalk struct {
+	mode fieldsMode
+	// copied: obj need only have a JSON copy, not be one (scalarReads):
+	// live, which the library reads through its copy.
+	copied bool
+	// emit: the fields go to buf, not into maps.
+	emit bool
+	buf  []byte
+	// members is the scratch space each map's members are sorted in when
+	// emitting: a stack the walks of nested maps push onto and pop (what
+	// it held stays beyond its length until it is reused or cleared).
+	members []fieldMember
+}
+
+// fieldMember is one member of an object being emitted.
+type fieldMember struct {
+	key   string
+	value any
+}
+
+// appendFields appends to w.buf what json.Marshal writes for
+// mapFields(t, obj, strip, w.mode): members sorted by key ("." before
+// every "f:" key, and "f:"+a before "f:"+b as a before b), every leaf {}.
+// false: mapFields declines (w.buf then ends in part of a write).
+func (w *fieldsWalk) appendFields(t *walkType, obj map[string]any, strip *stripNode) bool {
+	w.emit = true
+	w.buf = append(w.buf, '{')
+	if _, _, ok := w.walk(t, obj, strip); !ok {
+		return false
+	}
+	w.buf = append(w.buf, '}')
+	return true
+}
+
+// walk lists obj's fields: as a map (nil in checkOnly mode) or, emitting,
+// onto w.buf after an open '{'. listed is how many members it listed.
+func (w *fieldsWalk) walk(t *walkType, obj map[string]any, strip *stripNode) (fields map[string]any, listed int, ok bool) {
 	if !t.mapOK || obj == nil {
-		return nil, false
+		return nil, 0, false
 	}
-	var out map[string]any
-	if mode != checkOnly {
-		out = make(map[string]any, len(obj))
-	}
-	for k, v := range obj {
-		vt, declared, ok := t.field(k)
-		if !ok || !utf8.ValidString(k) {
-			return nil, false // a field the schema does not declare
+	if !w.emit {
+		if w.mode != checkOnly {
+			fields = make(map[string]any, len(obj))
 		}
-		member, below := strip.stripped(k)
-		switch v := v.(type) {
-		case map[string]any:
-			c, ok := mapFields(vt, v, below, mode)
+		for k, v := range obj {
+			l, ok := w.field(t, k, v, strip, fields)
 			if !ok {
-				return nil, false
+				return nil, 0, false
 			}
-			if mode == checkOnly {
-				continue
+			if l {
+				listed++
 			}
-			if mode == fieldSetFields {
-				member = member && (len(v) == 0 || !declared)
-			}
-			if member && len(c) > 0 {
-				c["."] = map[string]any{}
-			}
-			if member || len(c) > 0 {
-				out["f:"+k] = c
-			}
-		case string, bool, int64, float64:
-			if !scalarFits(vt, v) || !jsonvalue.Stable(v, jsonvalue.PreserveInts) {
-				return nil, false
-			}
-			if member && mode != checkOnly {
-				out["f:"+k] = map[string]any{}
-			}
-		default: // a list, a null, or not a JSON value
-			return nil, false
+		}
+		return fields, listed, true
+	}
+	// JSON lists members in key order. The scratch slice may move while
+	// a member's own walk pushes onto it: it is indexed afresh each time.
+	start := len(w.members)
+	for k, v := range obj {
+		w.members = append(w.members, fieldMember{k, v})
+	}
+	sortMembers(w.members[start:])
+	ok = true
+	for i := start; i < start+len(obj); i++ {
+		l, fine := w.field(t, w.members[i].key, w.members[i].value, strip, nil)
+		if !fine {
+			ok = false
+			break
+		}
+		if l {
+			listed++
 		}
 	}
-	return out, true
+	w.members = w.members[:start]
+	return nil, listed, ok
+}
+
+// sortMembers sorts ms by key: by insertion for the few members most
+// objects have, which is faster than a sort's general case there.
+func sortMembers(ms []fieldMember) {
+	if len(ms) > 12 {
+		slices.SortFunc(ms, func(a, b fieldMember) int { return strings.Compare(a.key, b.key) })
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && ms[j].key < ms[j-1].key; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
+}
+
+// field checks obj's member k, v and lists it into fields (or w.buf)
+// when it is listed.
+func (w *fieldsWalk) field(t *walkType, k string, v any, strip *stripNode, fields map[string]any) (listed, ok bool) {
+	vt, declared, ok := t.field(k)
+	if !ok || !utf8.ValidString(k) {
+		return false, false // a field the schema does not declare
+	}
+	member, below := strip.stripped(k)
+	switch v := v.(type) {
+	case map[string]any:
+		if w.mode == checkOnly {
+			_, _, ok := w.walk(vt, v, below)
+			return false, ok
+		}
+		if w.mode == fieldSetFields {
+			member = member && (len(v) == 0 || !declared)
+		}
+		if w.emit {
+			return w.emitMap(vt, k, v, below, member)
+		}
+		c, n, ok := w.walk(vt, v, below)
+		if !ok {
+			return false, false
+		}
+		if member && n > 0 {
+			c["."] = map[string]any{}
+		}
+		if member || n > 0 {
+			fields["f:"+k] = c
+		}
+		return member || n > 0, true
+	case string, bool, int64, float64:
+		if !scalarFits(vt, v) || !scalarReads(v, w.copied) {
+			return false, false
+		}
+		if !member || w.mode == checkOnly {
+			return false, true
+		}
+		if w.emit {
+			w.buf = append(appendFieldKey(w.buf, k), "{}"...)
+		} else {
+			fields["f:"+k] = map[string]any{}
+		}
+		return true, true
+	default: // a list, a null, or not a JSON value
+		return false, false
+	}
+}
+
+// emitMap is field's listing of the map v at k when emitting. "." sorts
+// first: it is written before the fields below, and taken back if none is
+// listed, as is the whole member if it is not one.
+func (w *fieldsWalk) emitMap(t *walkType, k string, v map[string]any, below *stripNode, member bool) (listed, ok bool) {
+	unlisted := len(w.buf)
+	w.buf = append(appendFieldKey(w.buf, k), '{')
+	empty := len(w.buf)
+	if member {
+		w.buf = append(w.buf, `".":{}`...)
+	}
+	_, n, ok := w.walk(t, v, below)
+	switch {
+	case !ok:
+		return false, false
+	case n > 0:
+	case member:
+		w.buf = w.buf[:empty]
+	default:
+		w.buf = w.buf[:unlisted]
+		return false, true
+	}
+	w.buf = append(w.buf, '}')
+	return true, true
+}
+
+// appendFieldKey appends the JSON key "f:"+k of a member and its colon,
+// after a comma unless it is the first of its object.
+func appendFieldKey(dst []byte, k string) []byte {
+	if dst[len(dst)-1] != '{' {
+		dst = append(dst, ',')
+	}
+	// AppendString quotes k; "f:" goes inside the quote (neither byte
+	// needs escaping, so this is the quoting of "f:"+k).
+	n := len(dst)
+	dst = jsonvalue.AppendString(append(dst, `"f:`...), k)
+	copy(dst[n+3:], dst[n+4:])
+	dst[len(dst)-1] = ':'
+	return dst
 }
 
 // scalarFits reports whether the typed conversion accepts the scalar v for

@@ -136,24 +136,7 @@ func TestSoleOwnerUpdateGenerated(t *testing.T) {
 		}
 		liveMeta := live["metadata"].(map[string]any)
 		liveMeta["uid"] = "u-1"
-		var updated map[string]any
-		switch in.pick(3) {
-		case 0: // the same object
-			updated = jsonCopy(live).(map[string]any)
-		case 1: // the same object less a top-level field or label
-			updated = jsonCopy(live).(map[string]any)
-			for _, key := range []string{"data", "spec", "status"} {
-				if _, ok := updated[key]; ok && in.pick(2) == 0 {
-					delete(updated, key)
-					break
-				}
-			}
-			if labels, ok := updated["metadata"].(map[string]any)["labels"].(map[string]any); ok {
-				delete(labels, "x")
-			}
-		default:
-			updated = k.object(in)
-		}
+		updated := drawWritten(in, k, live)
 		md := updated["metadata"].(map[string]any)
 		md["uid"] = "u-1"
 		if mf, ok := liveMeta["managedFields"]; ok {
@@ -483,5 +466,28 @@ func TestSoleOwnerStoredNumbers(t *testing.T) {
 				t.Fatalf("the sole-owner walk answered %v, want %v", sole, c.sole)
 			}
 		})
+	}
+}
+
+// drawWritten draws the object an update of live writes: live again, live
+// less a top-level field or label, or a new object.
+func drawWritten(in *fuzzBytes, k *fuzzKind, live map[string]any) map[string]any {
+	switch in.pick(3) {
+	case 0:
+		return jsonCopy(live).(map[string]any)
+	case 1:
+		updated := jsonCopy(live).(map[string]any)
+		for _, key := range []string{"data", "spec", "status"} {
+			if _, ok := updated[key]; ok && in.pick(2) == 0 {
+				delete(updated, key)
+				break
+			}
+		}
+		if labels, ok := updated["metadata"].(map[string]any)["labels"].(map[string]any); ok {
+			delete(labels, "x")
+		}
+		return updated
+	default:
+		return k.object(in)
 	}
 }

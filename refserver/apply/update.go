@@ -494,11 +494,11 @@ func (m *Manager) decodeEntry(item any) (e mfEntry, ok bool) {
 					return e, false
 				}
 			case "time":
-				t, err := time.Parse(time.RFC3339, s)
-				if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+				seconds, ok := entryTime(s)
+				if !ok {
 					return e, false
 				}
-				e.time, e.seconds = s, t.Unix()
+				e.time, e.seconds = s, seconds
 			}
 		case "fieldsV1":
 			if e.fields, ok = v.(map[string]any); !ok || e.fields == nil {
@@ -512,6 +512,20 @@ func (m *Manager) decodeEntry(item any) (e mfEntry, ok bool) {
 		return e, false
 	}
 	return e, (e.operation == "Apply" || e.operation == "Update") && e.apiVersion == m.gv
+}
+
+// entryTime is the Unix time of an entry's time s, ok when the library
+// reads s back as written: RFC3339 in UTC, whole seconds, not the zero time.
+func entryTime(s string) (seconds int64, ok bool) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil || t.IsZero() {
+		return 0, false
+	}
+	var buf [64]byte
+	if string(t.UTC().AppendFormat(buf[:0], time.RFC3339)) != s {
+		return 0, false
+	}
+	return t.Unix(), true
 }
 
 // withSets reads each entry's fieldsV1 into its set, as fieldpath.Set's

@@ -18,6 +18,38 @@ import (
 // its exact result and error.
 func Parse(data []byte, numbers Numbers) (map[string]any, bool) {
 	p := jsonParser{data: data, numbers: numbers}
+	return p.top()
+}
+
+// ParseKeeping is Parse, except that the value of member inner of the object
+// that is member outer of the top-level object (metadata.managedFields) is
+// not decoded: it is checked as Parse would read it (so ParseValue reads it
+// later), left out of obj and returned as its bytes, nil when there is no
+// such member. ok is false where Parse's is, and when outer or inner is
+// there twice (the last would win: a case kept bytes do not model).
+func ParseKeeping(data []byte, numbers Numbers, outer, inner string) (obj map[string]any, kept []byte, ok bool) {
+	p := jsonParser{data: data, numbers: numbers, keepOuter: outer, keepInner: inner, outerAt: -1}
+	obj, ok = p.top()
+	if !ok || p.twice {
+		return nil, nil, false
+	}
+	return obj, p.kept, true
+}
+
+// ParseValue is Parse for any JSON value, not only an object.
+func ParseValue(data []byte, numbers Numbers) (any, bool) {
+	p := jsonParser{data: data, numbers: numbers}
+	p.space()
+	v, ok := p.value(0)
+	if !ok {
+		return nil, false
+	}
+	p.space()
+	return v, p.i == len(p.data)
+}
+
+// top reads the whole input as one object.
+func (p *jsonParser) top() (map[string]any, bool) {
 	p.space()
 	if p.i >= len(p.data) || p.data[p.i] != '{' {
 		return nil, false
@@ -41,6 +73,12 @@ type jsonParser struct {
 	data    []byte
 	i       int
 	numbers Numbers
+	// ParseKeeping's: the members kept as bytes, where outer's value
+	// starts, what was kept, and whether either member came twice.
+	keepOuter, keepInner string
+	outerAt              int
+	kept                 []byte
+	twice                bool
 }
 
 func (p *jsonParser) space() {
@@ -79,6 +117,7 @@ func (p *jsonParser) value(depth int) (any, bool) {
 }
 
 func (p *jsonParser) object(depth int) (any, bool) {
+	keeping := p.keepOuter != "" && depth == 1 && p.i == p.outerAt
 	p.i++ // {
 	m := make(map[string]any)
 	p.space()
@@ -101,11 +140,25 @@ func (p *jsonParser) object(depth int) (any, bool) {
 		}
 		p.i++
 		p.space()
-		v, ok := p.value(depth + 1)
-		if !ok {
-			return nil, false
+		switch {
+		case keeping && k == p.keepInner:
+			p.twice = p.twice || p.kept != nil
+			start := p.i
+			if !p.skip(depth + 1) {
+				return nil, false
+			}
+			p.kept = p.data[start:p.i]
+		default:
+			if depth == 0 && p.keepOuter != "" && k == p.keepOuter {
+				p.twice = p.twice || p.outerAt >= 0
+				p.outerAt = p.i
+			}
+			v, ok := p.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			m[k] = v
 		}
-		m[k] = v
 		p.space()
 		if p.i >= len(p.data) {
 			return nil, false
@@ -120,6 +173,73 @@ func (p *jsonParser) object(depth int) (any, bool) {
 			return nil, false
 		}
 	}
+}
+
+// skip passes over the value at p.i as value would read it, building
+// nothing.
+func (p *jsonParser) skip(depth int) bool {
+	if p.i >= len(p.data) || depth > maxParseDepth {
+		return false
+	}
+	switch c := p.data[p.i]; {
+	case c == '{' || c == '[':
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		p.i++
+		p.space()
+		if p.i < len(p.data) && p.data[p.i] == end {
+			p.i++
+			return true
+		}
+		for {
+			p.space()
+			if c == '{' {
+				if p.i >= len(p.data) || p.data[p.i] != '"' {
+					return false
+				}
+				if _, ok := p.stringBytes(); !ok {
+					return false
+				}
+				p.space()
+				if p.i >= len(p.data) || p.data[p.i] != ':' {
+					return false
+				}
+				p.i++
+				p.space()
+			}
+			if !p.skip(depth + 1) {
+				return false
+			}
+			p.space()
+			if p.i >= len(p.data) {
+				return false
+			}
+			switch p.data[p.i] {
+			case ',':
+				p.i++
+			case end:
+				p.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '"':
+		_, ok := p.stringBytes()
+		return ok
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		_, ok := p.number()
+		return ok
+	}
+	return false
 }
 
 func (p *jsonParser) array(depth int) (any, bool) {
@@ -156,6 +276,15 @@ func (p *jsonParser) array(depth int) (any, bool) {
 // string reads a string without escapes: its bytes are the value when they
 // are UTF-8 (the library replaces bad bytes; such strings go to it).
 func (p *jsonParser) string() (string, bool) {
+	b, ok := p.stringBytes()
+	if !ok {
+		return "", false
+	}
+	return intern(b), true
+}
+
+// stringBytes is string's bytes, not yet a string.
+func (p *jsonParser) stringBytes() ([]byte, bool) {
 	start := p.i + 1
 	ascii := true
 	for j := start; j < len(p.data); j++ {
@@ -163,17 +292,17 @@ func (p *jsonParser) string() (string, bool) {
 		case c == '"':
 			b := p.data[start:j]
 			if !ascii && !utf8.Valid(b) {
-				return "", false
+				return nil, false
 			}
 			p.i = j + 1
-			return intern(b), true
+			return b, true
 		case c == '\\' || c < 0x20:
-			return "", false
+			return nil, false
 		case c >= 0x80:
 			ascii = false
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 func (p *jsonParser) literal(word string) bool {

@@ -73,3 +73,96 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// keptAgain is what ParseKeeping must give for data: Parse's object
+// without metadata.managedFields, and that value read by ParseValue from
+// the kept bytes (nil when the member is not there).
+func keptAgain(t *testing.T, data []byte, numbers Numbers, obj map[string]any, kept []byte) {
+	t.Helper()
+	want, ok := Parse(data, numbers)
+	if !ok {
+		t.Fatalf("%s: ParseKeeping answered where Parse declines", data)
+	}
+	md, _ := want["metadata"].(map[string]any)
+	wantKept, there := md["managedFields"]
+	delete(md, "managedFields")
+	if !reflect.DeepEqual(obj, want) {
+		t.Fatalf("%s: object %#v, want %#v", data, obj, want)
+	}
+	if kept == nil {
+		if there {
+			t.Fatalf("%s: nothing kept, want %#v", data, wantKept)
+		}
+		return
+	}
+	got, ok := ParseValue(kept, numbers)
+	if !ok || !reflect.DeepEqual(got, wantKept) {
+		t.Fatalf("%s: kept %s reads %#v (%v), want %#v", data, kept, got, ok, wantKept)
+	}
+}
+
+func TestParseKeeping(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		ok   bool
+		kept string // "" for none
+	}{
+		{servedObject, true, `[{"manager":"m","operation":"Update","apiVersion":"v1","time":"2026-11-23T15:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:index":{}}}}]`},
+		{`{"metadata":{"name":"a"}}`, true, ""},
+		{`{"metadata":{"managedFields":null}}`, true, `null`},
+		{` {"metadata" : { "managedFields" : [ {"a" : [1, -2.5e3, true, false, null, "é"]} ] , "name":"x"} } `, true, `[ {"a" : [1, -2.5e3, true, false, null, "é"]} ]`},
+		// Only metadata's member of the top-level object is kept.
+		{`{"managedFields":[1],"spec":{"managedFields":[2],"metadata":{"managedFields":[3]}},"metadata":{"labels":{"managedFields":"4"}}}`, true, ""},
+		{`{"metadata":"managedFields"}`, true, ""},
+		// What Parse declines, the kept bytes may not hold either.
+		{`{"metadata":{"managedFields":[{"a":"\"b"}]}}`, false, ""},
+		{"{\"metadata\":{\"managedFields\":[\"\xff\"]}}", false, ""},
+		{`{"metadata":{"managedFields":[1e400]}}`, false, ""},
+		{`{"metadata":{"managedFields":[01]}}`, false, ""},
+		{`{"metadata":{"managedFields":[1,]}}`, false, ""},
+		{`{"metadata":{"managedFields":{"a"}}}`, false, ""},
+		{`{"metadata":{"managedFields":[tru]}}`, false, ""},
+		{`{"metadata":{"managedFields":[}}`, false, ""},
+		// Twice: the last would win.
+		{`{"metadata":{"managedFields":[1],"managedFields":[2]}}`, false, ""},
+		{`{"metadata":{"managedFields":[1]},"metadata":{"name":"a"}}`, false, ""},
+	} {
+		for _, numbers := range []Numbers{Float64, PreserveInts, AsWritten} {
+			obj, kept, ok := ParseKeeping([]byte(tc.in), numbers, "metadata", "managedFields")
+			if ok != tc.ok {
+				t.Errorf("%s (numbers %d): ok %v, want %v", tc.in, numbers, ok, tc.ok)
+				continue
+			}
+			if !ok {
+				continue
+			}
+			if string(kept) != tc.kept {
+				t.Errorf("%s: kept %q, want %q", tc.in, kept, tc.kept)
+			}
+			keptAgain(t, []byte(tc.in), numbers, obj, kept)
+		}
+	}
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{{`[1,{"a":null}]`, true}, {` "x" `, true}, {`1 2`, false}, {`[`, false}, {`"\n"`, false}} {
+		if _, ok := ParseValue([]byte(tc.in), PreserveInts); ok != tc.ok {
+			t.Errorf("ParseValue(%s): ok %v, want %v", tc.in, ok, tc.ok)
+		}
+	}
+}
+
+// FuzzParseKeeping: whenever ParseKeeping answers, Parse does, and the two
+// agree on everything but the kept member, which ParseValue reads back.
+func FuzzParseKeeping(f *testing.F) {
+	for _, s := range []string{servedObject, `{"metadata":{"managedFields":[1],"managedFields":[2]}}`, `{"metadata":{"managedFields":null}}`} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, rule uint8) {
+		numbers := []Numbers{Float64, PreserveInts, AsWritten}[rule%3]
+		obj, kept, ok := ParseKeeping(data, numbers, "metadata", "managedFields")
+		if ok {
+			keptAgain(t, data, numbers, obj, kept)
+		}
+	})
+}

@@ -24,6 +24,25 @@ func (r *Registry) decode(k *Kind, version string, kv storage.KeyValue, rev int6
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", kv.Key, err))
 	}
+	return r.fromStored(k, version, kv, rev, obj)
+}
+
+// decodeKeeping is decode for a write that carries the stored
+// metadata.managedFields as their bytes (keptFields): the object without
+// them, and the bytes. mf is nil, and obj has them, where they were not
+// kept (none stored, or stored bytes Parse leaves to encoding/json).
+func (r *Registry) decodeKeeping(k *Kind, version string, kv storage.KeyValue) (obj Object, mf []byte, err error) {
+	obj, mf, ok := jsonvalue.ParseKeeping(kv.Value, jsonvalue.Float64, "metadata", "managedFields")
+	if !ok {
+		obj, err = r.decode(k, version, kv, 0)
+		return obj, nil, err
+	}
+	obj, err = r.fromStored(k, version, kv, 0, obj)
+	return obj, mf, err
+}
+
+// fromStored is decode's work after the parse.
+func (r *Registry) fromStored(k *Kind, version string, kv storage.KeyValue, rev int64, obj Object) (Object, error) {
 	if obj == nil { // a stored JSON null: never written by the registry, but not a panic either
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: the stored value is null", kv.Key))
 	}
@@ -31,11 +50,24 @@ func (r *Registry) decode(k *Kind, version string, kv storage.KeyValue, rev int6
 		rev = kv.ModRevision
 	}
 	meta(obj)["resourceVersion"] = formatRev(rev)
-	obj, err = k.fromStorage(obj, version)
+	obj, err := k.fromStorage(obj, version)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("convert %s to %s: %w", kv.Key, version, err))
 	}
 	return obj, nil
+}
+
+// withKeptFields puts mf, managedFields a write kept as bytes, back into
+// obj's metadata, decoded as decode decodes them.
+func withKeptFields(obj Object, mf []byte) error {
+	v, ok := jsonvalue.ParseValue(mf, jsonvalue.Float64)
+	if !ok {
+		if err := json.Unmarshal(mf, &v); err != nil {
+			return fmt.Errorf("decode the kept managedFields: %w", err)
+		}
+	}
+	meta(obj)["managedFields"] = v
+	return nil
 }
 
 // parseStored decodes a stored value as encoding/json does: in one pass
@@ -87,21 +119,27 @@ func (k *Kind) pruneConverted(obj Object, version string) {
 	}
 }
 
-// encode renders obj (named by its apiVersion) in the storage version.
-func encode(k *Kind, obj Object) ([]byte, error) {
+// encode renders obj (named by its apiVersion) in the storage version,
+// with mf as its metadata.managedFields when set (keptFields).
+func encode(k *Kind, obj Object, mf []byte) ([]byte, error) {
 	storageAV := k.APIVersion(k.StorageVersion())
 	if av := str(obj["apiVersion"]); av == "" || av == storageAV {
 		// Nothing to convert: obj as stored, without resourceVersion, is
 		// written straight from obj (no copy to leave it out of), into a
 		// buffer a small object with its managedFields fits in without
 		// growing (the store keeps a copy of the bytes, not the buffer).
-		b, err := appendStored(make([]byte, 0, 1024), obj, storageAV, k.Kind)
+		b, err := appendStored(make([]byte, 0, 1024), obj, storageAV, k.Kind, mf)
 		if err != nil {
 			return nil, err
 		}
 		return b, nil
 	}
 	c := deepCopy(obj)
+	if mf != nil {
+		if err := withKeptFields(c, mf); err != nil {
+			return nil, err
+		}
+	}
 	if k.Convert != nil {
 		conv, err := k.Convert(c, k.StorageVersion())
 		if err != nil {

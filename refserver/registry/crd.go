@@ -411,7 +411,7 @@ func (r *Registry) cleanUpCRD(crdK *Kind, name string) {
 // (the finalizer removed, or the CRD no longer terminating or gone).
 func (r *Registry) cleanUpCRDOnce(ctx context.Context, crdK *Kind, name string) bool {
 	var group, plural string
-	c, _, err := r.guaranteedUpdate(ctx, crdK, "v1", "", name, Preconditions{}, false, func(cur Object) (op, Object, error) {
+	c, _, err := r.guaranteedUpdate(ctx, crdK, "v1", "", name, Preconditions{}, false, nil, func(cur Object) (op, Object, error) {
 		spec := mapOf(cur["spec"])
 		group, plural = str(spec["group"]), str(mapOf(spec["names"])["plural"])
 		if str(meta(cur)["deletionTimestamp"]) == "" || !hasFinalizer(cur, crdCleanupFinalizer) {
@@ -440,7 +440,7 @@ func (r *Registry) cleanUpCRDOnce(ctx context.Context, crdK *Kind, name string) 
 	}
 	// No object left: remove the finalizer; the last one removes the CRD
 	// (and its AfterWrite stops serving the kind).
-	_, _, err = r.guaranteedUpdate(ctx, crdK, "v1", "", name, Preconditions{}, false, func(cur Object) (op, Object, error) {
+	_, _, err = r.guaranteedUpdate(ctx, crdK, "v1", "", name, Preconditions{}, false, nil, func(cur Object) (op, Object, error) {
 		if !hasFinalizer(cur, crdCleanupFinalizer) {
 			return opNone, cur, nil
 		}

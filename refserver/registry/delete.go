@@ -37,7 +37,7 @@ func (r *Registry) Delete(ctx context.Context, k *Kind, version, ns, name string
 		return res, err
 	}
 	pre := Preconditions{UID: o.PreconditionUID, ResourceVersion: o.PreconditionVersion}
-	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, pre, o.DryRun, func(cur Object) (op, Object, error) {
+	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, pre, o.DryRun, nil, func(cur Object) (op, Object, error) {
 		m := meta(cur)
 		before := sliceOf(m["finalizers"])
 		finalizers := withPropagation(before, o.PropagationPolicy)

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
 // MarshalJSON gives the bytes json.Marshal gives v, writing JSON-shaped
@@ -50,7 +51,7 @@ func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(dst, t), nil
 	case string:
-		return appendJSONString(dst, t), nil
+		return jsonvalue.AppendString(dst, t), nil
 	case int64:
 		return strconv.AppendInt(dst, t, 10), nil
 	case int:
@@ -95,8 +96,9 @@ func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
 
 // appendStored appends MarshalJSON's bytes for a copy of obj with
 // apiVersion and kind set to the given ones and metadata (a map, empty when
-// missing or not a map) without resourceVersion: what a write stores.
-func appendStored(dst []byte, obj Object, apiVersion, kind string) ([]byte, error) {
+// missing or not a map) without resourceVersion, and with mf, when set, as
+// its managedFields (MarshalJSON's bytes for them): what a write stores.
+func appendStored(dst []byte, obj Object, apiVersion, kind string, mf []byte) ([]byte, error) {
 	mp := sortedMembers(obj, "", "apiVersion", "kind", "metadata")
 	md, _ := obj["metadata"].(map[string]any)
 	dst = append(dst, '{')
@@ -105,15 +107,37 @@ func appendStored(dst []byte, obj Object, apiVersion, kind string) ([]byte, erro
 		dst = appendName(dst, i, e.name)
 		switch e.name {
 		case "apiVersion":
-			dst = appendJSONString(dst, apiVersion)
+			dst = jsonvalue.AppendString(dst, apiVersion)
 		case "kind":
-			dst = appendJSONString(dst, kind)
+			dst = jsonvalue.AppendString(dst, kind)
 		case "metadata":
-			dst, err = appendMapWithout(dst, md, "resourceVersion", 1)
+			if mf == nil {
+				dst, err = appendMapWithout(dst, md, "resourceVersion", 1)
+			} else {
+				dst, err = appendMetadataWith(dst, md, mf)
+			}
 		default:
 			dst, err = appendJSON(dst, e.value, 1)
 		}
 		if err != nil {
+			break
+		}
+	}
+	putMembers(mp)
+	return closeObject(dst, err)
+}
+
+// appendMetadataWith appends appendStored's bytes for the metadata md
+// with the encoded managedFields mf instead of its own.
+func appendMetadataWith(dst []byte, md map[string]any, mf []byte) ([]byte, error) {
+	mp := sortedMembers(md, "resourceVersion", "managedFields")
+	dst = append(dst, '{')
+	var err error
+	for i, e := range *mp {
+		dst = appendName(dst, i, e.name)
+		if e.name == "managedFields" {
+			dst = append(dst, mf...)
+		} else if dst, err = appendJSON(dst, e.value, 2); err != nil {
 			break
 		}
 	}
@@ -170,7 +194,7 @@ func appendName(dst []byte, i int, name string) []byte {
 	if i > 0 {
 		dst = append(dst, ',')
 	}
-	dst = appendJSONString(dst, name)
+	dst = jsonvalue.AppendString(dst, name)
 	return append(dst, ':')
 }
 
@@ -198,59 +222,4 @@ func appendJSONFloat(dst []byte, f float64) []byte {
 		}
 	}
 	return dst
-}
-
-const jsonHex = "0123456789abcdef"
-
-// appendJSONString quotes s as encoding/json does with HTML escaping (its
-// default): <, > and & escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', jsonHex[b>>4], jsonHex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -206,7 +206,7 @@ func formatUID(b [16]byte) string {
 			out[at] = '-'
 			at++
 		}
-		out[at], out[at+1] = jsonHex[c>>4], jsonHex[c&0xf]
+		out[at], out[at+1] = jsonvalue.Hex[c>>4], jsonvalue.Hex[c&0xf]
 		at += 2
 	}
 	return string(out[:])

@@ -138,6 +138,12 @@ func (r *Registry) answer(k *Kind, version string, c *change, rev int64, o Write
 	}
 	b, ok := spliceStored(c.stored, rev, k.APIVersion(version), k.Kind, formObject)
 	if !ok {
+		if c.mf != nil { // the object answers: with its kept managedFields
+			if withKeptFields(c.obj, c.mf) != nil {
+				return
+			}
+			c.mf = nil
+		}
 		var err error
 		if b, err = MarshalObject(c.obj); err != nil {
 			return // WrittenJSON answers (its error) instead

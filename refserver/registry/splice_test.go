@@ -11,6 +11,7 @@ import (
 
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
@@ -112,7 +113,7 @@ func TestSpliceMetadataShapes(t *testing.T) {
 		{"nulls", map[string]any{"labels": nil, "name": nil, "uid": nil}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := encode(k, Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": tt.md, "data": map[string]any{"k": "v"}})
+			v, err := encode(k, Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": tt.md, "data": map[string]any{"k": "v"}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -370,7 +371,7 @@ func spliceable(top map[string]any, apiVersion, kind string) bool {
 	if !ok || top["apiVersion"] != apiVersion || top["kind"] != kind || depthOf(top) > maxSpliceDepth+1 {
 		return false
 	}
-	if bytes.IndexByte(appendJSONString(nil, apiVersion), '\\') >= 0 || bytes.IndexByte(appendJSONString(nil, kind), '\\') >= 0 {
+	if bytes.IndexByte(jsonvalue.AppendString(nil, apiVersion), '\\') >= 0 || bytes.IndexByte(jsonvalue.AppendString(nil, kind), '\\') >= 0 {
 		return false
 	}
 	_, hasRV := md["resourceVersion"]

@@ -53,6 +53,9 @@ type change struct {
 	obj    Object // opCreate, opPut: the object to store, in the request version
 	old    Object // the object before the change (nil on create)
 	stored []byte // set by commit: the value stored for obj (nil when none was)
+	// mf, when set, is obj's metadata.managedFields as encoded, which obj
+	// itself then lacks (keptFields): what commit stores for them.
+	mf []byte
 }
 
 // commit performs c, the one place where dry-run is decided: a dry run
@@ -76,7 +79,7 @@ func (r *Registry) commit(ctx context.Context, k *Kind, c *change, dryRun bool) 
 	var err error
 	switch c.op {
 	case opCreate, opPut:
-		val, eerr := encode(k, c.obj)
+		val, eerr := encode(k, c.obj, c.mf)
 		if eerr != nil {
 			return 0, apierrors.NewInternalError(eerr)
 		}

@@ -21,16 +21,25 @@ const maxConflictRetries = 16
 // maxConflictRetries times before the 409 conflict.
 //
 // It returns the change made (or, for a dry run, that would be made) and
-// the revision of the write (0 when nothing was stored).
+// the revision of the write (0 when nothing was stored). With kept, cur
+// comes without its metadata.managedFields, which kept.live holds as
+// stored (decodeKeeping), and the change stores kept.written, when try
+// leaves the bytes there, as the object's.
 func (r *Registry) guaranteedUpdate(ctx context.Context, k *Kind, version, ns, name string, pre Preconditions, dryRun bool,
-	try func(cur Object) (op, Object, error)) (change, int64, error) {
+	kept *keptFields, try func(cur Object) (op, Object, error)) (change, int64, error) {
 	key := keyOf(k, ns, name)
 	for attempt := 0; ; attempt++ {
 		kv, err := r.store.Get(ctx, key, 0)
 		if err != nil {
 			return change{}, 0, r.storeErr(k, name, err)
 		}
-		cur, err := r.decode(k, version, kv, 0)
+		var cur Object
+		if kept != nil {
+			cur, kept.live, err = r.decodeKeeping(k, version, kv)
+			kept.written = nil
+		} else {
+			cur, err = r.decode(k, version, kv, 0)
+		}
 		if err != nil {
 			return change{}, 0, err
 		}
@@ -42,6 +51,9 @@ func (r *Registry) guaranteedUpdate(ctx context.Context, k *Kind, version, ns, n
 			return change{}, 0, err
 		}
 		c := change{op: o, key: key, modRev: kv.ModRevision, obj: obj, old: cur}
+		if kept != nil {
+			c.mf = kept.written
+		}
 		rev, err := r.commit(ctx, k, &c, dryRun)
 		if errors.Is(err, storage.ErrConflict) && attempt < maxConflictRetries {
 			continue

@@ -72,7 +72,11 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 	m["uid"] = newUID()
 	m["creationTimestamp"] = r.now()
 	k.setTypeMeta(obj, version)
-	obj = r.recordUpdate(k, version, nil, obj, o)
+	var kept *keptFields
+	if keepsFields(k, version, o, readsNoManagedFields) {
+		kept = &keptFields{}
+	}
+	obj, _ = r.recordUpdate(k, version, nil, obj, o, kept) // fails only with kept.live
 	m = meta(obj)
 	if k.TrackGeneration {
 		m["generation"] = int64(1)
@@ -95,6 +99,9 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 		}
 		k.setTypeMeta(out, version)
 		c := change{op: opCreate, key: keyOf(k, ns, name), obj: out}
+		if kept != nil {
+			c.mf = kept.written
+		}
 		rev, err := r.commit(ctx, k, &c, o.DryRun)
 		if errors.Is(err, storage.ErrKeyExists) && generate && attempt < generateNameAttempts {
 			continue
@@ -103,6 +110,9 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 			return nil, r.storeErr(k, name, err)
 		}
 		r.answer(k, version, &c, rev, o)
+		if err := r.answerKept(&c, o); err != nil {
+			return nil, err
+		}
 		return out, nil
 	}
 }
@@ -169,36 +179,76 @@ func terminatingNamespace(value []byte) bool {
 // set, is a precondition.
 func (r *Registry) Update(ctx context.Context, k *Kind, version, ns, name string, obj Object, o WriteOptions) (Object, error) {
 	// The current object is not read, so it needs no copy.
-	return r.mutate(ctx, k, version, ns, name, o, false, func(Object) (Object, error) { return deepCopy(obj), nil })
+	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, func(Object) (Object, error) { return deepCopy(obj), nil })
 }
 
 // UpdateFrom is Update of the object next returns: a new one on each call,
 // which the write may change (it is called again when the write is retried
 // after a conflict), so no copy of it is made.
 func (r *Registry) UpdateFrom(ctx context.Context, k *Kind, version, ns, name string, next func() (Object, error), o WriteOptions) (Object, error) {
-	return r.mutate(ctx, k, version, ns, name, o, false, func(Object) (Object, error) { return next() })
+	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, func(Object) (Object, error) { return next() })
 }
 
 // Mutate applies fn to (a copy of) the current object and writes the
 // result. A resourceVersion in fn's result is a precondition (as in a PUT
 // or a patch that sets it); without one, a lost race runs fn again.
 func (r *Registry) Mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, fn func(cur Object) (Object, error)) (Object, error) {
-	return r.mutate(ctx, k, version, ns, name, o, true, fn)
+	return r.mutate(ctx, k, version, ns, name, o, changes, fn)
 }
 
 // MutateReading is Mutate for an fn that only reads the object it is
 // given and builds its result apart: fn gets the current object itself,
 // not a copy (a copy per write took a tenth of a merge patch's allocations).
 func (r *Registry) MutateReading(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, fn func(cur Object) (Object, error)) (Object, error) {
-	return r.mutate(ctx, k, version, ns, name, o, false, fn)
+	return r.mutate(ctx, k, version, ns, name, o, reads, fn)
 }
 
-// mutate is Mutate; copyCur false hands fn the current object itself, for
-// an fn that does not change it.
-func (r *Registry) mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, copyCur bool, fn func(cur Object) (Object, error)) (Object, error) {
-	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, Preconditions{}, o.DryRun, func(cur Object) (op, Object, error) {
+// MutateMerging is MutateReading for an fn whose result does not depend on
+// the current object's metadata.managedFields, which a write other than an
+// apply keeps as stored whatever fn gives them (a merge patch): fn may get
+// the object without them.
+func (r *Registry) MutateMerging(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, fn func(cur Object) (Object, error)) (Object, error) {
+	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, fn)
+}
+
+// fnUse is what a mutation's fn does with the current object.
+type fnUse int
+
+const (
+	changes              fnUse = iota // fn may change it: it gets a copy
+	reads                             // fn only reads it
+	readsNoManagedFields              // fn reads it but never its managedFields
+)
+
+// keptFields carries a write's managedFields as their stored bytes beside
+// the objects, which then have none, from the stored object to the one
+// stored: the field manager's common answer (apply.UpdateStored) reads and
+// writes the bytes, where decoding them into maps and encoding them again
+// was a tenth of an update. Where anything else needs them, they are put
+// back (withKeptFields).
+type keptFields struct {
+	live    []byte // the current object's, as stored; nil: it has its own
+	written []byte // the object to store's, encoded; nil: it has its own
+}
+
+// keepsFields reports whether a write of fn's result may keep the stored
+// managedFields as bytes: an update the field manager records, in the
+// storage version, answered from the bytes it stores, with no hook or
+// subresource that reads the objects.
+func keepsFields(k *Kind, version string, o WriteOptions, use fnUse) bool {
+	return use == readsNoManagedFields && o.Answer != nil && !o.DryRun && o.Subresource == "" && !o.Applied &&
+		o.FieldManager != "" && version == k.StorageVersion() && k.AfterWrite == nil && k.FieldManagers[version] != nil
+}
+
+// mutate is Mutate, handing fn the current object as use allows.
+func (r *Registry) mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, use fnUse, fn func(cur Object) (Object, error)) (Object, error) {
+	var kept *keptFields
+	if keepsFields(k, version, o, use) {
+		kept = &keptFields{}
+	}
+	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, Preconditions{}, o.DryRun, kept, func(cur Object) (op, Object, error) {
 		in := cur
-		if copyCur {
+		if use == changes {
 			in = deepCopy(cur)
 		}
 		obj, err := fn(in)
@@ -208,7 +258,7 @@ func (r *Registry) mutate(ctx context.Context, k *Kind, version, ns, name string
 		if rv := str(meta(obj)["resourceVersion"]); rv != "" && rv != str(meta(cur)["resourceVersion"]) {
 			return opNone, nil, conflict(k, name)
 		}
-		return r.updated(k, version, ns, name, cur, obj, o)
+		return r.updated(k, version, ns, name, cur, obj, o, kept)
 	})
 	if err != nil {
 		return nil, err
@@ -217,13 +267,40 @@ func (r *Registry) mutate(ctx context.Context, k *Kind, version, ns, name string
 		meta(c.obj)["resourceVersion"] = formatRev(rev)
 	}
 	r.answer(k, version, &c, rev, o)
+	if err := r.answerKept(&c, o); err != nil {
+		return nil, err
+	}
 	return c.obj, nil
+}
+
+// answerKept puts c's kept managedFields back into the object a write
+// returns when the answer is not the stored bytes: the object answers.
+func (r *Registry) answerKept(c *change, o WriteOptions) error {
+	if c.mf == nil || len(Answered(o.Answer)) > 0 {
+		return nil
+	}
+	if err := withKeptFields(c.obj, c.mf); err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	return nil
+}
+
+// Answered is what a write left in WriteOptions.Answer p (nil for none).
+func Answered(p *[]byte) []byte {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 // updated computes the object that replaces old and what to write: nothing
 // when nothing changes (the answer is old, with its resourceVersion), a
 // removal when the last finalizer of a deleted object goes, else a put.
-func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o WriteOptions) (op, Object, error) {
+//
+// With kept (keptFields), old comes without its managedFields, which
+// kept.live holds; the put's object goes without them too when kept.written
+// holds them, and the other answers (no change, a removal) get them back.
+func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o WriteOptions, kept *keptFields) (op, Object, error) {
 	m, om := meta(obj), meta(old)
 	if k.Namespaced {
 		m["namespace"] = ns
@@ -282,13 +359,27 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 		same = sameJSON(obj, old)
 	}
 	if same {
+		if kept != nil && kept.live != nil {
+			if err := withKeptFields(old, kept.live); err != nil {
+				return opNone, nil, apierrors.NewInternalError(err)
+			}
+		}
 		return opNone, old, nil // no change: no write, same resourceVersion
 	}
 	k.setTypeMeta(obj, version)
-	obj = r.recordUpdate(k, version, old, obj, o)
+	obj, err := r.recordUpdate(k, version, old, obj, o, kept)
+	if err != nil {
+		return opNone, nil, err
+	}
 	m = meta(obj)
 	// Removing the last finalizer of a deleted object removes it.
 	if str(m["deletionTimestamp"]) != "" && len(sliceOf(m["finalizers"])) == 0 {
+		if kept != nil && kept.written != nil {
+			if err := withKeptFields(obj, kept.written); err != nil {
+				return opNone, nil, apierrors.NewInternalError(err)
+			}
+			kept.written = nil
+		}
 		return opRemove, obj, nil
 	}
 	k.setTypeMeta(obj, version)
@@ -296,15 +387,42 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 }
 
 // recordUpdate adds the writer's Update entry to obj's managedFields
-// (server-side apply computes its own entries).
-func (r *Registry) recordUpdate(k *Kind, version string, old, obj Object, o WriteOptions) Object {
+// (server-side apply computes its own entries). With kept, the field
+// manager writes the entry as bytes (kept.written) when it can: a create's,
+// or, from the stored bytes kept.live (old and obj then come without
+// managedFields), an update's; else kept.live is put back into both, as
+// updated hands it on without kept, for its general answer.
+func (r *Registry) recordUpdate(k *Kind, version string, old, obj Object, o WriteOptions, kept *keptFields) (Object, error) {
+	var liveMF []byte
+	if kept != nil {
+		liveMF = kept.live
+	}
 	fm := k.FieldManagers[version]
 	if fm == nil || o.FieldManager == "" || o.Applied {
-		return obj
+		if liveMF != nil {
+			kept.written = liveMF // kept as stored
+		}
+		return obj, nil
+	}
+	if kept != nil && old == nil { // a create
+		if out, mf, ok := fm.CreateStored(obj, o.FieldManager); ok {
+			kept.written = mf
+			return out, nil
+		}
+	}
+	if liveMF != nil {
+		if out, mf, ok := fm.UpdateStored(old, liveMF, obj, o.FieldManager); ok {
+			kept.written = mf
+			return out, nil
+		}
+		if err := withKeptFields(old, liveMF); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		meta(obj)["managedFields"] = meta(old)["managedFields"]
 	}
 	out, err := fm.Update(old, obj, o.FieldManager)
 	if err != nil || out == nil {
-		return obj // ownership is bookkeeping: a failure must not fail the write
+		return obj, nil // ownership is bookkeeping: a failure must not fail the write
 	}
-	return out
+	return out, nil
 }
