@@ -17,12 +17,25 @@ import (
 // [""], which kube-apiserver v1.36.3 refuses like any other unknown value.
 // (Patches: apply.ValidatePatchOptions.)
 func ValidateCreateOptions(o metav1.CreateOptions) error {
+	if noOptions(o.DryRun, o.FieldManager, o.FieldValidation) {
+		return nil
+	}
 	return optionsError("CreateOptions", metavalidation.ValidateCreateOptions(&o))
 }
 
 // ValidateUpdateOptions is ValidateCreateOptions for a PUT (UpdateOptions).
 func ValidateUpdateOptions(o metav1.UpdateOptions) error {
+	if noOptions(o.DryRun, o.FieldManager, o.FieldValidation) {
+		return nil
+	}
 	return optionsError("UpdateOptions", metavalidation.ValidateUpdateOptions(&o))
+}
+
+// noOptions reports a write that gives none of the options: nothing to
+// refuse, which the library's validation finds only after building the
+// path of each (most writes; 2–3% of an update's allocations went there).
+func noOptions(dryRun []string, fieldManager, fieldValidation string) bool {
+	return dryRun == nil && fieldManager == "" && fieldValidation == ""
 }
 
 // ValidateDeleteDryRun checks a DELETE's dryRun values (DeleteOptions).

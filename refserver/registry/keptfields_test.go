@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// runVaries matches what differs between two runs of the same writes: a
-// managedFields entry's time, which the field manager stamps from the wall
-// clock (a second may pass between the runs), and the uid.
-var runVaries = regexp.MustCompile(`"(time|uid)":"[^"]*"`)
+// runVaries matches what differs between two runs of the same writes: the
+// times the registry and the field manager stamp from the wall clock (a
+// second may pass between the runs), and the uid.
+var runVaries = regexp.MustCompile(`"(time|creationTimestamp|deletionTimestamp|uid)":"[^"]*"`)
 
 func sameButTimes(a, b []byte) bool {
 	return runVaries.ReplaceAllString(string(a), `"$1":"-"`) == runVaries.ReplaceAllString(string(b), `"$1":"-"`)
