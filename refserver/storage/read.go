@@ -28,11 +28,7 @@ func (s *MVCCStore) Get(ctx context.Context, key string, revision int64) (KeyVal
 	if !ok {
 		return KeyValue{}, fmt.Errorf("get %q at %d: %w", key, rev, ErrNotFound)
 	}
-	var value []byte
-	err = s.reading(func(get valueGetter) (err error) {
-		value, err = valueOf(get, key, v)
-		return err
-	})
+	value, err := s.valueAt(key, v)
 	if err != nil {
 		return KeyValue{}, fmt.Errorf("storage: %w", err)
 	}

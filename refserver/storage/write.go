@@ -83,11 +83,7 @@ func (s *MVCCStore) currentLocked(op, key string, expectModRevision int64) (vers
 		return version{}, nil, fmt.Errorf("%s %q: %w", op, key, ErrNotFound)
 	}
 	cur := n.versions[len(n.versions)-1]
-	var value []byte
-	err := s.reading(func(get valueGetter) (err error) {
-		value, err = valueOf(get, key, cur)
-		return err
-	})
+	value, err := s.valueAt(key, cur)
 	if err != nil {
 		return version{}, nil, fmt.Errorf("storage: %s: %w", op, err)
 	}
