@@ -98,8 +98,21 @@ func compactObject(obj registry.Object) ([]byte, error) { return marshalOrdered(
 
 // writeEncoded writes compact JSON with writeObject's headers.
 func writeEncoded(w http.ResponseWriter, code int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache, private")
+	setJSONHeaders(w.Header())
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
+}
+
+// The values of writeEncoded's headers, shared by every answer: a header's
+// values are only read once set (Set and Add replace or outgrow the slice),
+// and Set's own slice per header was two allocations of every get and write.
+var (
+	jsonContentType = []string{"application/json"}
+	noCacheControl  = []string{"no-cache, private"}
+)
+
+// setJSONHeaders sets the Content-Type and Cache-Control of a JSON answer.
+func setJSONHeaders(h http.Header) {
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noCacheControl
 }

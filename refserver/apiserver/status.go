@@ -117,8 +117,7 @@ func writeIndented(w http.ResponseWriter, code int, v any) {
 	if err != nil {
 		code, body = 500, []byte(err.Error())
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache, private")
+	setJSONHeaders(w.Header())
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }
