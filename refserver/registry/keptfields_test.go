@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -89,7 +90,7 @@ func TestKeptFieldsWrites(t *testing.T) {
 				o := WriteOptions{FieldManager: tc.manager}
 				if answerFromBytes {
 					o.Answer = new([]byte)
-					if !keepsFields(k, "v1", o, readsNoManagedFields) {
+					if !keepsFields(k, "v1", o) {
 						t.Fatal("the write does not keep the managedFields as bytes")
 					}
 				}
@@ -151,21 +152,18 @@ func TestKeepsFields(t *testing.T) {
 		k       *Kind
 		version string
 		o       WriteOptions
-		use     fnUse
 		want    bool
 	}{
-		{"an update answered from the bytes", k, "v1", base, readsNoManagedFields, true},
-		{"fn reads the managedFields", k, "v1", base, reads, false},
-		{"fn changes the object", k, "v1", base, changes, false},
-		{"the object answers", k, "v1", with(func(o *WriteOptions) { o.Answer = nil }), readsNoManagedFields, false},
-		{"dry run", k, "v1", with(func(o *WriteOptions) { o.DryRun = true }), readsNoManagedFields, false},
-		{"status", k, "v1", with(func(o *WriteOptions) { o.Subresource = "status" }), readsNoManagedFields, false},
-		{"apply", k, "v1", with(func(o *WriteOptions) { o.Applied = true }), readsNoManagedFields, false},
-		{"no manager", k, "v1", with(func(o *WriteOptions) { o.FieldManager = "" }), readsNoManagedFields, false},
-		{"another version", k, "v2", base, readsNoManagedFields, false},
-		{"a kind with a hook", crd, "v1", base, readsNoManagedFields, false},
+		{"a write answered from the bytes", k, "v1", base, true},
+		{"the object answers", k, "v1", with(func(o *WriteOptions) { o.Answer = nil }), false},
+		{"dry run", k, "v1", with(func(o *WriteOptions) { o.DryRun = true }), false},
+		{"status", k, "v1", with(func(o *WriteOptions) { o.Subresource = "status" }), false},
+		{"apply", k, "v1", with(func(o *WriteOptions) { o.Applied = true }), false},
+		{"no manager", k, "v1", with(func(o *WriteOptions) { o.FieldManager = "" }), false},
+		{"another version", k, "v2", base, false},
+		{"a kind with a hook", crd, "v1", base, false},
 	} {
-		if got := keepsFields(tc.k, tc.version, tc.o, tc.use); got != tc.want {
+		if got := keepsFields(tc.k, tc.version, tc.o); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -296,5 +294,40 @@ func TestAnswerKeptUnspliced(t *testing.T) {
 	r.answer(k, "v1", &c, 7, o)
 	if !strings.Contains(string(*o.Answer), `"managedFields":[{"manager":"w","operation":"Update"}]`) {
 		t.Errorf("answered %s, want the kept managedFields in it", *o.Answer)
+	}
+}
+
+// TestMutateHandsManagedFields: only an fn that leaves the managedFields
+// alone (MutateMerging, UpdateFrom) may get the object without them; the
+// others (a JSON patch can test or copy them) get them decoded.
+func TestMutateHandsManagedFields(t *testing.T) {
+	ctx := context.Background()
+	r, k := newTestRegistry(t)
+	if _, err := r.Create(ctx, k, "v1", "default", Object{"metadata": map[string]any{"name": "cm"}, "data": map[string]any{"k": "v"}}, WriteOptions{FieldManager: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		name   string
+		mutate func(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, fn func(cur Object) (Object, error)) (Object, error)
+		want   bool
+	}{
+		{"Mutate", r.Mutate, true},
+		{"MutateReading", r.MutateReading, true},
+		{"MutateMerging", r.MutateMerging, false},
+	} {
+		var got bool
+		_, err := tc.mutate(ctx, k, "v1", "default", "cm", WriteOptions{FieldManager: "w", Answer: new([]byte)}, func(cur Object) (Object, error) {
+			_, got = meta(cur)["managedFields"]
+			out := deepCopy(cur)
+			mapOf(out["data"])["k"] = fmt.Sprint(i)
+			delete(meta(out), "resourceVersion")
+			return out, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: fn got managedFields %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

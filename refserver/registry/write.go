@@ -73,7 +73,7 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 	m["creationTimestamp"] = r.now()
 	k.setTypeMeta(obj, version)
 	var kept *keptFields
-	if keepsFields(k, version, o, readsNoManagedFields) {
+	if keepsFields(k, version, o) {
 		kept = &keptFields{}
 	}
 	obj, _ = r.recordUpdate(k, version, nil, obj, o, kept) // fails only with kept.live
@@ -231,19 +231,19 @@ type keptFields struct {
 	written []byte // the object to store's, encoded; nil: it has its own
 }
 
-// keepsFields reports whether a write of fn's result may keep the stored
-// managedFields as bytes: an update the field manager records, in the
-// storage version, answered from the bytes it stores, with no hook or
-// subresource that reads the objects.
-func keepsFields(k *Kind, version string, o WriteOptions, use fnUse) bool {
-	return use == readsNoManagedFields && o.Answer != nil && !o.DryRun && o.Subresource == "" && !o.Applied &&
+// keepsFields reports whether a write may carry managedFields as bytes: a
+// create or update the field manager records, in the storage version,
+// answered from the bytes it stores, with no hook or subresource that
+// reads the objects. (An update's fn must also leave them alone.)
+func keepsFields(k *Kind, version string, o WriteOptions) bool {
+	return o.Answer != nil && !o.DryRun && o.Subresource == "" && !o.Applied &&
 		o.FieldManager != "" && version == k.StorageVersion() && k.AfterWrite == nil && k.FieldManagers[version] != nil
 }
 
 // mutate is Mutate, handing fn the current object as use allows.
 func (r *Registry) mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, use fnUse, fn func(cur Object) (Object, error)) (Object, error) {
 	var kept *keptFields
-	if keepsFields(k, version, o, use) {
+	if use == readsNoManagedFields && keepsFields(k, version, o) {
 		kept = &keptFields{}
 	}
 	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, Preconditions{}, o.DryRun, kept, func(cur Object) (op, Object, error) {
