@@ -213,15 +213,13 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		return errUnsupportedPatch()
 	}
 	opts.Applied = true
-	// The field manager only reads cur (its fast path is tested for that, its
-	// library path works on a copy), and what it returns goes through
+	// The field manager only reads cur (its fast paths are tested for that,
+	// its library path works on a copy), and what it returns goes through
 	// decodeApplied, whose object and metadata are new maps (registry.WriteCopy),
-	// so no copy of cur is made.
-	out, err := h.reg.MutateReading(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
-		merged, err := fm.Apply(cur, applied, manager, force)
-		if err != nil {
-			return nil, err
-		}
+	// so no copy of cur is made. Its common answer, an applier's first apply
+	// onto an object one writer tracks, is made from the managedFields as
+	// stored (ApplyStored); every other from the whole object.
+	written := func(cur, merged registry.Object) (registry.Object, error) {
 		obj, err := decodeApplied(ri, merged)
 		if err != nil {
 			return nil, err
@@ -230,6 +228,21 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 			delete(registry.Meta(obj), "resourceVersion")
 		}
 		return obj, nil
+	}
+	stored := func(cur registry.Object, mf []byte) (registry.Object, []byte, bool, error) {
+		merged, outMF, ok := fm.ApplyStored(cur, mf, applied, manager)
+		if !ok {
+			return nil, nil, false, nil
+		}
+		obj, err := written(cur, merged)
+		return obj, outMF, err == nil, err
+	}
+	out, err := h.reg.MutateApplying(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, stored, func(cur registry.Object) (registry.Object, error) {
+		merged, err := fm.Apply(cur, applied, manager, force)
+		if err != nil {
+			return nil, err
+		}
+		return written(cur, merged)
 	})
 	if apierrors.IsNotFound(err) && ri.subresource == "" {
 		merged, aerr := fm.Apply(nil, applied, manager, force)

@@ -88,7 +88,7 @@ func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[s
 	} else if bytes.Equal(fields, storedFields) {
 		return out, liveMF[:len(liveMF):len(liveMF)], true
 	}
-	return out, entryList(m.gv, fields, manager, stamp), true
+	return out, entryList(m.gv, fields, manager, "Update", stamp, 0), true
 }
 
 // CreateStored is Update's answer for a create (no live object) given as
@@ -126,7 +126,7 @@ func (m *Manager) CreateStored(updated map[string]any, manager string) (out map[
 	}
 	var now [32]byte
 	stamp := m.now().UTC().AppendFormat(now[:0], time.RFC3339) // updateEntry's time
-	return out, entryList(m.gv, w.buf, manager, stamp), true
+	return out, entryList(m.gv, w.buf, manager, "Update", stamp, 0), true
 }
 
 // storedWalks recycles the emitting walks' buffers between updates.
@@ -163,7 +163,7 @@ func (w *fieldsWalk) soleStoredEntry(mf []byte, gv, manager string) (fieldsV1, s
 		}
 		stamp = mf[len(mf)-len(`"}]`)-timeLen : len(mf)-len(`"}]`)]
 	}
-	w.buf = appendEntryTail(w.buf[:0], manager, stamp)
+	w.buf = appendEntryTail(w.buf[:0], manager, "Update", stamp)
 	if !bytes.HasSuffix(mf, w.buf) {
 		return nil, nil, false
 	}
@@ -180,15 +180,15 @@ func (w *fieldsWalk) soleStoredEntry(mf []byte, gv, manager string) (fieldsV1, s
 	return body[len(w.buf):], stamp, true
 }
 
-// entryList is the JSON of the list of manager's one Update entry at
-// apiVersion gv, with the fieldsV1 fields and the time stamp, in a slice
-// of its own.
-func entryList(gv string, fields []byte, manager string, stamp []byte) []byte {
-	const frame = len(`[{"apiVersion":"","fieldsType":"FieldsV1","fieldsV1":,"manager":"","operation":"Update","time":""}]`)
-	list := make([]byte, 0, frame+len(gv)+len(fields)+len(manager)+len(stamp)+8) // a few escapes
+// entryList is the JSON of the list of manager's one entry of operation
+// ("Update" or "Apply") at apiVersion gv, with the fieldsV1 fields and the
+// time stamp, in a slice of its own, with room for more (extra bytes).
+func entryList(gv string, fields []byte, manager, operation string, stamp []byte, extra int) []byte {
+	const frame = len(`[{"apiVersion":"","fieldsType":"FieldsV1","fieldsV1":,"manager":"","operation":"","time":""}]`)
+	list := make([]byte, 0, frame+len(gv)+len(fields)+len(manager)+len(operation)+len(stamp)+8+extra) // a few escapes
 	list = appendEntryHead(list, gv)
 	list = append(list, fields...)
-	return appendEntryTail(list, manager, stamp)
+	return appendEntryTail(list, manager, operation, stamp)
 }
 
 // appendEntryHead and appendEntryTail write json.Marshal's bytes of the
@@ -201,12 +201,12 @@ func appendEntryHead(dst []byte, gv string) []byte {
 	return append(dst, `,"fieldsType":"FieldsV1","fieldsV1":`...)
 }
 
-func appendEntryTail(dst []byte, manager string, stamp []byte) []byte {
+func appendEntryTail(dst []byte, manager, operation string, stamp []byte) []byte {
 	if manager != "" {
 		dst = append(dst, `,"manager":`...)
 		dst = jsonvalue.AppendString(dst, manager)
 	}
-	dst = append(dst, `,"operation":"Update"`...)
+	dst = append(append(append(dst, `,"operation":"`...), operation...), '"')
 	if len(stamp) > 0 {
 		dst = append(append(append(dst, `,"time":"`...), stamp...), '"')
 	}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // runVaries matches what differs between two runs of the same writes: the
@@ -94,7 +96,7 @@ func TestKeptFieldsWrites(t *testing.T) {
 						t.Fatal("the write does not keep the managedFields as bytes")
 					}
 				}
-				got, err := r.mutate(ctx, k, "v1", "default", "cm", o, readsNoManagedFields, tc.fn)
+				got, err := r.mutate(ctx, k, "v1", "default", "cm", o, readsNoManagedFields, nil, tc.fn)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -158,7 +160,7 @@ func TestKeepsFields(t *testing.T) {
 		{"the object answers", k, "v1", with(func(o *WriteOptions) { o.Answer = nil }), false},
 		{"dry run", k, "v1", with(func(o *WriteOptions) { o.DryRun = true }), false},
 		{"status", k, "v1", with(func(o *WriteOptions) { o.Subresource = "status" }), false},
-		{"apply", k, "v1", with(func(o *WriteOptions) { o.Applied = true }), false},
+		{"an apply (its KeptApply decides)", k, "v1", with(func(o *WriteOptions) { o.Applied = true }), true},
 		{"no manager", k, "v1", with(func(o *WriteOptions) { o.FieldManager = "" }), false},
 		{"another version", k, "v2", base, false},
 		{"a kind with a hook", crd, "v1", base, false},
@@ -329,5 +331,117 @@ func TestMutateHandsManagedFields(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: fn got managedFields %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestKeptFieldsApply: an apply through MutateApplying stores, answers and
+// returns what the same apply does from the decoded managedFields, whether
+// the field manager answers from the bytes (an applier's first apply onto
+// an object its creator tracks, one that changes ownership only) or
+// declines to the whole object (a re-apply, a forced conflict, an object
+// stored without managedFields), and a conflict fails both ways alike.
+func TestKeptFieldsApply(t *testing.T) {
+	ctx := context.Background()
+	start := Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "cm", "labels": map[string]any{"app": "a"}},
+		"data": map[string]any{"k": "v"}}
+	config := func(data map[string]any) Object {
+		return Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "cm"}, "data": data}
+	}
+	for _, tc := range []struct {
+		name       string
+		creator    string // "" creates without an entry
+		before     Object // applied by "a" first, when set
+		applied    Object
+		force      bool
+		fromBytes  bool   // the field manager answers from the bytes
+		wantStatus string // a failed apply's reason
+	}{
+		{"a first apply adds a key", "w", nil, config(map[string]any{"applied": "1"}), false, true, ""},
+		{"a first apply of live's own value", "w", nil, config(map[string]any{"k": "v"}), false, true, ""},
+		{"a first apply that conflicts", "w", nil, config(map[string]any{"k": "v2"}), false, false, "Conflict"},
+		{"a forced first apply that conflicts", "w", nil, config(map[string]any{"k": "v2"}), true, false, ""},
+		{"a second apply", "w", config(map[string]any{"applied": "1"}), config(map[string]any{"applied": "2"}), false, false, ""},
+		{"stored without managedFields", "", nil, config(map[string]any{"applied": "1"}), false, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			type outcome struct {
+				stored, answer, returned []byte
+				reason                   string
+				fromBytes                bool
+			}
+			run := func(answerFromBytes bool) outcome {
+				r, k := newTestRegistry(t)
+				fm := k.FieldManagers["v1"]
+				if _, err := r.Create(ctx, k, "v1", "default", deepCopy(start), WriteOptions{FieldManager: tc.creator}); err != nil {
+					t.Fatal(err)
+				}
+				apply := func(applied Object, force bool, o WriteOptions, out *outcome) (Object, error) {
+					stored := func(cur Object, mf []byte) (Object, []byte, bool, error) {
+						obj, written, ok := fm.ApplyStored(cur, mf, applied, "a")
+						out.fromBytes = out.fromBytes || ok
+						return obj, written, ok, nil
+					}
+					return r.MutateApplying(ctx, k, "v1", "default", "cm", o, stored, func(cur Object) (Object, error) {
+						return fm.Apply(cur, applied, "a", force)
+					})
+				}
+				var out outcome
+				if tc.before != nil {
+					if _, err := apply(tc.before, false, WriteOptions{FieldManager: "a", Applied: true}, &outcome{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				o := WriteOptions{FieldManager: "a", Applied: true}
+				if answerFromBytes {
+					o.Answer = new([]byte)
+				}
+				got, err := apply(tc.applied, tc.force, o, &out)
+				if err != nil {
+					out.reason = string(apierrors.ReasonForError(err))
+					return out
+				}
+				kv, err := r.store.Get(ctx, keyOf(k, "default", "cm"), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out.stored = kv.Value
+				out.answer = Answered(o.Answer)
+				if out.answer == nil {
+					if out.returned, err = json.Marshal(got); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return out
+			}
+			decoded, kept := run(false), run(true)
+			if kept.fromBytes != tc.fromBytes || decoded.fromBytes {
+				t.Fatalf("answered from the bytes: %v (decoded run %v), want %v", kept.fromBytes, decoded.fromBytes, tc.fromBytes)
+			}
+			if kept.reason != tc.wantStatus || decoded.reason != tc.wantStatus {
+				t.Fatalf("failed with %q (decoded run %q), want %q", kept.reason, decoded.reason, tc.wantStatus)
+			}
+			if tc.wantStatus != "" {
+				return
+			}
+			if !sameButTimes(kept.stored, decoded.stored) {
+				t.Errorf("stored\n%s\nwant\n%s", kept.stored, decoded.stored)
+			}
+			answer := kept.answer
+			if answer == nil {
+				answer = kept.returned
+			}
+			var a, b any
+			if err := json.Unmarshal(answer, &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(decoded.returned, &b); err != nil {
+				t.Fatal(err)
+			}
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(b)
+			if !sameButTimes(ja, jb) {
+				t.Errorf("answered\n%s\nwant\n%s", ja, jb)
+			}
+		})
 	}
 }

@@ -73,7 +73,7 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 	m["creationTimestamp"] = r.now()
 	k.setTypeMeta(obj, version)
 	var kept *keptFields
-	if keepsFields(k, version, o) {
+	if keepsFields(k, version, o) && !o.Applied { // an apply's create brings its entries
 		kept = &keptFields{}
 	}
 	obj, _ = r.recordUpdate(k, version, nil, obj, o, kept) // fails only with kept.live
@@ -179,28 +179,28 @@ func terminatingNamespace(value []byte) bool {
 // set, is a precondition.
 func (r *Registry) Update(ctx context.Context, k *Kind, version, ns, name string, obj Object, o WriteOptions) (Object, error) {
 	// The current object is not read, so it needs no copy.
-	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, func(Object) (Object, error) { return deepCopy(obj), nil })
+	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, nil, func(Object) (Object, error) { return deepCopy(obj), nil })
 }
 
 // UpdateFrom is Update of the object next returns: a new one on each call,
 // which the write may change (it is called again when the write is retried
 // after a conflict), so no copy of it is made.
 func (r *Registry) UpdateFrom(ctx context.Context, k *Kind, version, ns, name string, next func() (Object, error), o WriteOptions) (Object, error) {
-	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, func(Object) (Object, error) { return next() })
+	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, nil, func(Object) (Object, error) { return next() })
 }
 
 // Mutate applies fn to (a copy of) the current object and writes the
 // result. A resourceVersion in fn's result is a precondition (as in a PUT
 // or a patch that sets it); without one, a lost race runs fn again.
 func (r *Registry) Mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, fn func(cur Object) (Object, error)) (Object, error) {
-	return r.mutate(ctx, k, version, ns, name, o, changes, fn)
+	return r.mutate(ctx, k, version, ns, name, o, changes, nil, fn)
 }
 
 // MutateReading is Mutate for an fn that only reads the object it is
 // given and builds its result apart: fn gets the current object itself,
 // not a copy (a copy per write took a tenth of a merge patch's allocations).
 func (r *Registry) MutateReading(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, fn func(cur Object) (Object, error)) (Object, error) {
-	return r.mutate(ctx, k, version, ns, name, o, reads, fn)
+	return r.mutate(ctx, k, version, ns, name, o, reads, nil, fn)
 }
 
 // MutateMerging is MutateReading for an fn whose result does not depend on
@@ -208,7 +208,22 @@ func (r *Registry) MutateReading(ctx context.Context, k *Kind, version, ns, name
 // apply keeps as stored whatever fn gives them (a merge patch): fn may get
 // the object without them.
 func (r *Registry) MutateMerging(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, fn func(cur Object) (Object, error)) (Object, error) {
-	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, fn)
+	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, nil, fn)
+}
+
+// KeptApply is a server-side apply's answer from the current object
+// without its metadata.managedFields and the bytes stored for them (the
+// contract of the field manager's ApplyStored): the object to write,
+// without managedFields, and the bytes of the list it carries. ok false
+// declines; an error fails the write.
+type KeptApply func(cur Object, mf []byte) (obj Object, written []byte, ok bool, err error)
+
+// MutateApplying is MutateReading for a server-side apply (o.Applied):
+// where the write can carry managedFields as bytes, stored answers first,
+// from them; where it declines (or cannot be asked), fn answers from the
+// whole object.
+func (r *Registry) MutateApplying(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, stored KeptApply, fn func(cur Object) (Object, error)) (Object, error) {
+	return r.mutate(ctx, k, version, ns, name, o, reads, stored, fn)
 }
 
 // fnUse is what a mutation's fn does with the current object.
@@ -232,28 +247,35 @@ type keptFields struct {
 }
 
 // keepsFields reports whether a write may carry managedFields as bytes: a
-// create or update the field manager records, in the storage version,
-// answered from the bytes it stores, with no hook or subresource that
-// reads the objects. (An update's fn must also leave them alone.)
+// write the field manager records, in the storage version, answered from
+// the bytes it stores, with no hook or subresource that reads the objects.
+// (A create or update must also be no apply, an update's fn must leave
+// them alone, and an apply needs a KeptApply.)
 func keepsFields(k *Kind, version string, o WriteOptions) bool {
-	return o.Answer != nil && !o.DryRun && o.Subresource == "" && !o.Applied &&
+	return o.Answer != nil && !o.DryRun && o.Subresource == "" &&
 		o.FieldManager != "" && version == k.StorageVersion() && k.AfterWrite == nil && k.FieldManagers[version] != nil
 }
 
-// mutate is Mutate, handing fn the current object as use allows.
-func (r *Registry) mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, use fnUse, fn func(cur Object) (Object, error)) (Object, error) {
+// mutate is Mutate, handing fn the current object as use allows, and an
+// apply's stored the managedFields as bytes when the write keeps them.
+func (r *Registry) mutate(ctx context.Context, k *Kind, version, ns, name string, o WriteOptions, use fnUse, stored KeptApply, fn func(cur Object) (Object, error)) (Object, error) {
 	var kept *keptFields
-	if use == readsNoManagedFields && keepsFields(k, version, o) {
+	if keepsFields(k, version, o) && (o.Applied && stored != nil || !o.Applied && use == readsNoManagedFields) {
 		kept = &keptFields{}
 	}
 	c, rev, err := r.guaranteedUpdate(ctx, k, version, ns, name, Preconditions{}, o.DryRun, kept, func(cur Object) (op, Object, error) {
-		in := cur
-		if use == changes {
-			in = deepCopy(cur)
-		}
-		obj, err := fn(in)
+		obj, err := keptApply(kept, stored, cur)
 		if err != nil {
 			return opNone, nil, err
+		}
+		if obj == nil {
+			in := cur
+			if use == changes {
+				in = deepCopy(cur)
+			}
+			if obj, err = fn(in); err != nil {
+				return opNone, nil, err
+			}
 		}
 		if rv := str(meta(obj)["resourceVersion"]); rv != "" && rv != str(meta(cur)["resourceVersion"]) {
 			return opNone, nil, conflict(k, name)
@@ -271,6 +293,29 @@ func (r *Registry) mutate(ctx context.Context, k *Kind, version, ns, name string
 		return nil, err
 	}
 	return c.obj, nil
+}
+
+// keptApply is stored's answer for cur, an apply's object without the
+// managedFields kept.live holds: the object, with the list's bytes left in
+// kept.written. nil when there is none to ask or it declines: cur then has
+// its managedFields back (and kept.live is nil) for the apply from maps.
+func keptApply(kept *keptFields, stored KeptApply, cur Object) (Object, error) {
+	if kept == nil || kept.live == nil || stored == nil {
+		return nil, nil
+	}
+	obj, written, ok, err := stored(cur, kept.live)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		kept.written = written
+		return obj, nil
+	}
+	if err := withKeptFields(cur, kept.live); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	kept.live = nil
+	return nil, nil
 }
 
 // answerKept puts c's kept managedFields back into the object a write
@@ -354,7 +399,11 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 	k.throughStorage(obj, version)
 	m["resourceVersion"] = om["resourceVersion"]
 	same := sameWithoutManagedFields(obj, old)
-	if o.Applied {
+	switch {
+	case !o.Applied:
+	case kept != nil && kept.written != nil: // an apply's, as bytes beside both objects
+		same = same && bytes.Equal(kept.written, kept.live)
+	default:
 		// An apply that changes only ownership still writes.
 		same = sameJSON(obj, old)
 	}
@@ -363,6 +412,7 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 			if err := withKeptFields(old, kept.live); err != nil {
 				return opNone, nil, apierrors.NewInternalError(err)
 			}
+			kept.written = nil
 		}
 		return opNone, old, nil // no change: no write, same resourceVersion
 	}
@@ -399,8 +449,8 @@ func (r *Registry) recordUpdate(k *Kind, version string, old, obj Object, o Writ
 	}
 	fm := k.FieldManagers[version]
 	if fm == nil || o.FieldManager == "" || o.Applied {
-		if liveMF != nil {
-			kept.written = liveMF // kept as stored
+		if liveMF != nil && kept.written == nil { // kept as stored, unless an apply wrote them
+			kept.written = liveMF
 		}
 		return obj, nil
 	}
