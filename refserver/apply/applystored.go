@@ -40,6 +40,13 @@ func (m *Manager) ApplyStored(live map[string]any, liveMF []byte, applied map[st
 	if m.Default != nil || !utf8.ValidString(manager) || live == nil {
 		return nil, nil, false
 	}
+	// A list of more entries than one (the applier's own among them, on
+	// every re-apply) declines before any walk. The member name with its
+	// quotes occurs once per entry: in a fieldsV1 every key starts "f:",
+	// and inside a string a quote is escaped. (Only a decline rests on it.)
+	if bytes.Count(liveMF, []byte(`"fieldsType":`)) != 1 {
+		return nil, nil, false
+	}
 	if applied, ok = m.normalise(applied); !ok {
 		return nil, nil, false
 	}

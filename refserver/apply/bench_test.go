@@ -116,16 +116,7 @@ func BenchmarkApply(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	created := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": "c", "namespace": "default", "uid": "u-1", "creationTimestamp": "2026-01-02T03:04:05Z",
-			"labels": map[string]any{"load": "apiconform", "shard": "3"}},
-		"data": map[string]any{"index": "3", "payload": "0123456789abcdef0123456789abcdef"}}
-	loaded, err := m.Update(nil, created, "apiconform")
-	if err != nil {
-		b.Fatal(err)
-	}
-	applied := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c"},
-		"data": map[string]any{"applied": "3"}}
+	loaded, applied := firstApplyObjects(b, m)
 	appliedOnce, err := m.Apply(loaded, applied, "apiconform-load", false)
 	if err != nil {
 		b.Fatal(err)
@@ -157,4 +148,41 @@ func BenchmarkApply(b *testing.B) {
 			})
 		}
 	}
+}
+
+// firstApplyObjects are the load generator's object as its writer created
+// it (loaded) and the configuration of its first apply by a manager of its
+// own (applied).
+func firstApplyObjects(b *testing.B, m *Manager) (loaded, applied map[string]any) {
+	created := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "namespace": "default", "uid": "u-1", "creationTimestamp": "2026-01-02T03:04:05Z",
+			"labels": map[string]any{"load": "apiconform", "shard": "3"}},
+		"data": map[string]any{"index": "3", "payload": "0123456789abcdef0123456789abcdef"}}
+	loaded, err := m.Update(nil, created, "apiconform")
+	if err != nil {
+		b.Fatal(err)
+	}
+	applied = map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c"},
+		"data": map[string]any{"applied": "3"}}
+	return loaded, applied
+}
+
+// BenchmarkApplyStored measures ApplyStored on BenchmarkApply/first's
+// objects, live's managedFields kept as their stored bytes, to compare with
+// BenchmarkApply/first/fast.
+func BenchmarkApplyStored(b *testing.B) {
+	m, err := ForBuiltin("ConfigMap")
+	if err != nil {
+		b.Fatal(err)
+	}
+	loaded, applied := firstApplyObjects(b, m)
+	live, liveMF := asStored(b, loaded)
+	b.Run("first", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, ok := m.ApplyStored(live, liveMF, applied, "apiconform-load"); !ok {
+				b.Fatal("declined")
+			}
+		}
+	})
 }
