@@ -50,33 +50,19 @@ func (m *Manager) ApplyStored(live map[string]any, liveMF []byte, applied map[st
 	if applied, ok = m.normalise(applied); !ok {
 		return nil, nil, false
 	}
-	if raw, present := applied["metadata"]; present {
-		md, ok := raw.(map[string]any)
-		if !ok || hasLastApplied(md) {
-			return nil, nil, false
-		}
-		if _, present := md["managedFields"]; present {
-			return nil, nil, false
-		}
-	}
-	if live, ok = m.normalise(live); !ok {
+	if _, present := applied["metadata"]; present && !keptLive(applied) {
 		return nil, nil, false
 	}
-	liveMeta, _ := live["metadata"].(map[string]any)
-	if liveMeta == nil || hasLastApplied(liveMeta) {
-		return nil, nil, false
-	}
-	if _, present := liveMeta["managedFields"]; present {
+	if live, ok = m.normalise(live); !ok || !keptLive(live) {
 		return nil, nil, false
 	}
 	if manager == "" {
 		manager = "unknown"
 	}
-	root, ok := m.walkRoot()
+	root, w, ok := m.storedWalk()
 	if !ok {
 		return nil, nil, false
 	}
-	w := storedWalks.Get().(*fieldsWalk)
 	defer putStoredWalk(w)
 
 	// The stored entry: one Update entry, its writer's name read from its

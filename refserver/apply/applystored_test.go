@@ -343,13 +343,7 @@ func TestApplyStored(t *testing.T) {
 // goroutines (run with -race: the walks' buffers come from a pool) gives
 // each the answer it gives alone, which is Apply's.
 func TestApplyStoredConcurrent(t *testing.T) {
-	m := managerFor(t, "ConfigMap")
-	m.clock = func() time.Time { return storedNow }
-	created, err := m.Update(nil, decode(t, cm(`"labels":{"x":"1"}`, `{"a":"1","b":"2"}`), true), "w")
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, liveMF := asStored(t, created)
+	m, live, liveMF := storedByW(t)
 	const n = 8
 	configs, wantMF := make([]map[string]any, n), make([][]byte, n)
 	for i := range n {

@@ -38,25 +38,17 @@ func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[s
 	if !utf8.ValidString(manager) || live == nil || !m.ownKind(live) || !m.ownKind(updated) {
 		return nil, nil, false
 	}
-	liveMeta, _ := live["metadata"].(map[string]any)
 	updMeta, _ := updated["metadata"].(map[string]any)
-	if liveMeta == nil || updMeta == nil || hasLastApplied(liveMeta) || hasLastApplied(updMeta) {
-		return nil, nil, false
-	}
-	if _, present := liveMeta["managedFields"]; present {
-		return nil, nil, false
-	}
-	if _, present := updMeta["managedFields"]; present {
+	if !keptLive(live) || !keptLive(updated) {
 		return nil, nil, false
 	}
 	if manager == "" {
 		manager = "unknown"
 	}
-	root, ok := m.walkRoot()
+	root, w, ok := m.storedWalk()
 	if !ok {
 		return nil, nil, false
 	}
-	w := storedWalks.Get().(*fieldsWalk)
 	defer putStoredWalk(w)
 
 	// The entry first, so that another writer's declines before any walk.
@@ -100,21 +92,17 @@ func (m *Manager) CreateStored(updated map[string]any, manager string) (out map[
 	if !utf8.ValidString(manager) || !m.ownKind(updated) {
 		return nil, nil, false
 	}
-	updMeta, _ := updated["metadata"].(map[string]any)
-	if updMeta == nil || hasLastApplied(updMeta) {
+	if !keptLive(updated) {
 		return nil, nil, false
 	}
-	if _, present := updMeta["managedFields"]; present {
-		return nil, nil, false
-	}
-	root, ok := m.walkRoot()
-	if !ok {
-		return nil, nil, false
-	}
+	updMeta := updated["metadata"].(map[string]any)
 	if manager == "" {
 		manager = "unknown"
 	}
-	w := storedWalks.Get().(*fieldsWalk)
+	root, w, ok := m.storedWalk()
+	if !ok {
+		return nil, nil, false
+	}
 	defer putStoredWalk(w)
 	out, _ = withMetadataCopy(updated, updMeta)
 	w.buf, w.copied = w.buf[:0], false
@@ -127,6 +115,28 @@ func (m *Manager) CreateStored(updated map[string]any, manager string) (out map[
 	var now [32]byte
 	stamp := m.now().UTC().AppendFormat(now[:0], time.RFC3339) // updateEntry's time
 	return out, entryList(m.gv, w.buf, manager, "Update", stamp, 0), true
+}
+
+// keptLive reports whether obj is one the stored answers read: with
+// metadata, without kubectl's last-applied annotation (which the library
+// keeps in step) and without managedFields (the caller holds them as bytes).
+func keptLive(obj map[string]any) bool {
+	md, _ := obj["metadata"].(map[string]any)
+	if md == nil || hasLastApplied(md) {
+		return false
+	}
+	_, present := md["managedFields"]
+	return !present
+}
+
+// storedWalk is the compiled type of the Manager's kind and an emitting
+// walk from storedWalks, to give back with putStoredWalk; ok false when the
+// schema gives no type.
+func (m *Manager) storedWalk() (root *walkType, w *fieldsWalk, ok bool) {
+	if root, ok = m.walkRoot(); !ok {
+		return nil, nil, false
+	}
+	return root, storedWalks.Get().(*fieldsWalk), true
 }
 
 // storedWalks recycles the emitting walks' buffers between updates.

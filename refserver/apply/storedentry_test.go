@@ -537,17 +537,26 @@ func TestAppendFieldsOrder(t *testing.T) {
 	}
 }
 
-// TestUpdateStoredConcurrent: one Manager's UpdateStored from many
-// goroutines (run with -race: the walks' buffers come from a pool) gives
-// each the answer it gives alone, which is Update's.
-func TestUpdateStoredConcurrent(t *testing.T) {
-	m := managerFor(t, "ConfigMap")
+// storedByW is the concurrency tests' configmap: written by "w" with a
+// Manager whose clock is fixed, as the registry hands it on (live and its
+// managedFields' bytes).
+func storedByW(t *testing.T) (m *Manager, live map[string]any, liveMF []byte) {
+	t.Helper()
+	m = managerFor(t, "ConfigMap")
 	m.clock = func() time.Time { return storedNow }
 	created, err := m.Update(nil, decode(t, cm(`"labels":{"x":"1"}`, `{"a":"1","b":"2"}`), true), "w")
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, liveMF := asStored(t, created)
+	live, liveMF = asStored(t, created)
+	return m, live, liveMF
+}
+
+// TestUpdateStoredConcurrent: one Manager's UpdateStored from many
+// goroutines (run with -race: the walks' buffers come from a pool) gives
+// each the answer it gives alone, which is Update's.
+func TestUpdateStoredConcurrent(t *testing.T) {
+	m, live, liveMF := storedByW(t)
 	const n = 8
 	updates, wantMF := make([]map[string]any, n), make([][]byte, n)
 	for i := range n {

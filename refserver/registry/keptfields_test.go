@@ -78,8 +78,7 @@ func TestKeptFieldsWrites(t *testing.T) {
 		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			type outcome struct{ stored, answer, returned []byte }
-			run := func(answerFromBytes bool) outcome {
+			run := func(answerFromBytes bool) keptOutcome {
 				r, k := newTestRegistry(t)
 				if _, err := r.Create(ctx, k, "v1", "default", deepCopy(start), WriteOptions{FieldManager: tc.creator}); err != nil {
 					t.Fatal(err)
@@ -100,7 +99,7 @@ func TestKeptFieldsWrites(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var out outcome
+				var out keptOutcome
 				kv, err := r.store.Get(ctx, keyOf(k, "default", "cm"), 0)
 				if gone := err != nil; gone != tc.wantGone {
 					t.Fatalf("gone %v (%v), want %v", gone, err, tc.wantGone)
@@ -115,30 +114,41 @@ func TestKeptFieldsWrites(t *testing.T) {
 				return out
 			}
 			decoded, kept := run(false), run(true)
-			if !sameButTimes(kept.stored, decoded.stored) {
-				t.Errorf("stored\n%s\nwant\n%s", kept.stored, decoded.stored)
-			}
 			if !tc.wantGone && !strings.Contains(string(decoded.stored), `"managedFields"`) && tc.creator != "" {
 				t.Errorf("nothing recorded: %s", decoded.stored)
 			}
-			// The same answer, from the bytes or from the object.
-			answer := kept.answer
-			if answer == nil {
-				answer = kept.returned
-			}
-			var a, b any
-			if err := json.Unmarshal(answer, &a); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(decoded.returned, &b); err != nil {
-				t.Fatal(err)
-			}
-			ja, _ := json.Marshal(a)
-			jb, _ := json.Marshal(b)
-			if !sameButTimes(ja, jb) {
-				t.Errorf("answered\n%s\nwant\n%s", ja, jb)
-			}
+			sameKeptOutcome(t, kept, decoded)
 		})
+	}
+}
+
+// keptOutcome is what a write stored, and answered: from the stored bytes
+// (answer), or with the object it returned (returned, its JSON).
+type keptOutcome struct{ stored, answer, returned []byte }
+
+// sameKeptOutcome checks that a write with the managedFields kept as bytes
+// stored and answered what the same write did with them decoded (whose
+// object answered), the wall-clock times and uid aside.
+func sameKeptOutcome(t *testing.T, kept, decoded keptOutcome) {
+	t.Helper()
+	if !sameButTimes(kept.stored, decoded.stored) {
+		t.Errorf("stored\n%s\nwant\n%s", kept.stored, decoded.stored)
+	}
+	answer := kept.answer
+	if answer == nil {
+		answer = kept.returned
+	}
+	var a, b any
+	if err := json.Unmarshal(answer, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(decoded.returned, &b); err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !sameButTimes(ja, jb) {
+		t.Errorf("answered\n%s\nwant\n%s", ja, jb)
 	}
 }
 
@@ -365,9 +375,9 @@ func TestKeptFieldsApply(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			type outcome struct {
-				stored, answer, returned []byte
-				reason                   string
-				fromBytes                bool
+				keptOutcome
+				reason    string
+				fromBytes bool
 			}
 			run := func(answerFromBytes bool) outcome {
 				r, k := newTestRegistry(t)
@@ -423,25 +433,7 @@ func TestKeptFieldsApply(t *testing.T) {
 			if tc.wantStatus != "" {
 				return
 			}
-			if !sameButTimes(kept.stored, decoded.stored) {
-				t.Errorf("stored\n%s\nwant\n%s", kept.stored, decoded.stored)
-			}
-			answer := kept.answer
-			if answer == nil {
-				answer = kept.returned
-			}
-			var a, b any
-			if err := json.Unmarshal(answer, &a); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(decoded.returned, &b); err != nil {
-				t.Fatal(err)
-			}
-			ja, _ := json.Marshal(a)
-			jb, _ := json.Marshal(b)
-			if !sameButTimes(ja, jb) {
-				t.Errorf("answered\n%s\nwant\n%s", ja, jb)
-			}
+			sameKeptOutcome(t, kept.keptOutcome, decoded.keptOutcome)
 		})
 	}
 }
