@@ -80,3 +80,28 @@ rules:
 		})
 	}
 }
+
+// TestIsResourcePath: which paths name resources (authorized by verb and
+// resource) and which are non-resource paths (discovery, health, admin).
+func TestIsResourcePath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"":                           false,
+		"/":                          false,
+		"/api":                       false,
+		"/api/":                      false,
+		"/api/v1":                    false,
+		"/api/v1/pods":               true,
+		"/api/v1/namespaces/d/pods/": true,
+		"/apis":                      false,
+		"/apis/apps/v1":              false,
+		"/apis/apps/v1/deployments":  true,
+		"/apisx/a/b/c":               false,
+		"/healthz":                   false,
+		"/apiconform/admin/x/y/z":    false,
+		"/openapi/v3/api/v1":         false,
+	} {
+		if got := isResourcePath(p); got != want {
+			t.Errorf("isResourcePath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

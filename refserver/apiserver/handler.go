@@ -193,12 +193,14 @@ func (h *Handler) authorizePath(r *http.Request, u auth.User) error {
 // isResourcePath: /api/v1/<resource>... and /apis/<group>/<version>/<resource>...;
 // the shorter /api and /apis paths are discovery, a non-resource request.
 func isResourcePath(p string) bool {
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	switch parts[0] {
+	// The path's segments counted, not split out: this runs on every request.
+	p = strings.Trim(p, "/")
+	segments := strings.Count(p, "/") + 1
+	switch first, _, _ := strings.Cut(p, "/"); first {
 	case "api":
-		return len(parts) >= 3
+		return segments >= 3
 	case "apis":
-		return len(parts) >= 4
+		return segments >= 4
 	}
 	return false
 }
