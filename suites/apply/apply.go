@@ -72,6 +72,29 @@ var _ = Describe("Server-Side Apply", fw.Area(area), func() {
 		Expect(bob.Get(`fieldsV1.f:data.f:b`).Exists()).To(BeTrue())
 	})
 
+	// The common first apply: a manager applies a field of its own to an
+	// object another client created (and so tracks with an Update entry).
+	// Each owns what it wrote: the applier nothing of the writer's, the
+	// writer nothing of the applier's, and the writer's entry is kept.
+	It("gives a first applier its own fields and leaves the writer's entry", fw.Req("APPLY-MANAGED-FIELDS"), func() {
+		name := f.Name("ap")
+		f.CreateConfigMap(name, map[string]string{"c": "1"}, fw.Query("fieldManager", "carol"))
+		r := apply(name, "dave", map[string]string{"d": "2"})
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		for _, got := range []*fw.Response{r, f.GetConfigMap(name)} {
+			Expect(got.Str("data.c")).To(Equal("1"), "%s", got)
+			Expect(got.Str("data.d")).To(Equal("2"), "%s", got)
+			carol := got.JSON(`metadata.managedFields.#(manager=="carol")`)
+			Expect(carol.Get("operation").String()).To(Equal("Update"), "%s", got)
+			Expect(carol.Get(`fieldsV1.f:data.f:c`).Exists()).To(BeTrue(), "%s", got)
+			Expect(carol.Get(`fieldsV1.f:data.f:d`).Exists()).To(BeFalse(), "%s", got)
+			dave := got.JSON(`metadata.managedFields.#(manager=="dave")`)
+			Expect(dave.Get("operation").String()).To(Equal("Apply"), "%s", got)
+			Expect(dave.Get(`fieldsV1.f:data.f:d`).Exists()).To(BeTrue(), "%s", got)
+			Expect(dave.Get(`fieldsV1.f:data.f:c`).Exists()).To(BeFalse(), "%s", got)
+		}
+	})
+
 	It("answers 409 Conflict naming the field and its manager", fw.Req("APPLY-CONFLICT"), func() {
 		name := f.Name("ap")
 		Expect(apply(name, "alice", map[string]string{"a": "1", "b": "1"}).Code).To(Equal(http.StatusCreated))
