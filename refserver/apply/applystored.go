@@ -50,10 +50,10 @@ func (m *Manager) ApplyStored(live map[string]any, liveMF []byte, applied map[st
 	if applied, ok = m.normalise(applied); !ok {
 		return nil, nil, false
 	}
-	if _, present := applied["metadata"]; present && !keptLive(applied) {
+	if _, present := applied["metadata"]; present && !keptShape(applied) {
 		return nil, nil, false
 	}
-	if live, ok = m.normalise(live); !ok || !keptLive(live) {
+	if live, ok = m.normalise(live); !ok || !keptShape(live) {
 		return nil, nil, false
 	}
 	if manager == "" {

@@ -39,7 +39,7 @@ func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[s
 		return nil, nil, false
 	}
 	updMeta, _ := updated["metadata"].(map[string]any)
-	if !keptLive(live) || !keptLive(updated) {
+	if !keptShape(live) || !keptShape(updated) {
 		return nil, nil, false
 	}
 	if manager == "" {
@@ -92,7 +92,7 @@ func (m *Manager) CreateStored(updated map[string]any, manager string) (out map[
 	if !utf8.ValidString(manager) || !m.ownKind(updated) {
 		return nil, nil, false
 	}
-	if !keptLive(updated) {
+	if !keptShape(updated) {
 		return nil, nil, false
 	}
 	updMeta := updated["metadata"].(map[string]any)
@@ -117,10 +117,11 @@ func (m *Manager) CreateStored(updated map[string]any, manager string) (out map[
 	return out, entryList(m.gv, w.buf, manager, "Update", stamp, 0), true
 }
 
-// keptLive reports whether obj is one the stored answers read: with
-// metadata, without kubectl's last-applied annotation (which the library
-// keeps in step) and without managedFields (the caller holds them as bytes).
-func keptLive(obj map[string]any) bool {
+// keptShape reports whether obj (live, or the object or configuration
+// written) has the shape the stored answers read: metadata, without
+// kubectl's last-applied annotation (which the library keeps in step) and
+// without managedFields (the caller holds live's as bytes).
+func keptShape(obj map[string]any) bool {
 	md, _ := obj["metadata"].(map[string]any)
 	if md == nil || hasLastApplied(md) {
 		return false
