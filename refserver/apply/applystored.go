@@ -56,10 +56,7 @@ func (m *Manager) ApplyStored(live map[string]any, liveMF []byte, applied map[st
 	if live, ok = m.normalise(live); !ok || !keptShape(live) {
 		return nil, nil, false
 	}
-	if manager == "" {
-		manager = "unknown"
-	}
-	root, w, ok := m.storedWalk()
+	manager, root, w, ok := m.storedStart(manager)
 	if !ok {
 		return nil, nil, false
 	}

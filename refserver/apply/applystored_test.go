@@ -161,10 +161,6 @@ func TestApplyStored(t *testing.T) {
 	thing := func(spec string) string {
 		return `{"apiVersion":"x.example.com/v1","kind":"Thing","metadata":{"name":"t","namespace":"d","uid":"u-1"},"spec":` + spec + `}`
 	}
-	entry := func(list []any) map[string]any { return list[0].(map[string]any) }
-	rewritten := func(change func(l []any) []any) func(t testing.TB, mf []byte) []byte {
-		return func(t testing.TB, mf []byte) []byte { return reencode(t, mf, change) }
-	}
 	cases := []struct {
 		name          string
 		kind          string   // "" is ConfigMap
@@ -193,7 +189,7 @@ func TestApplyStored(t *testing.T) {
 		{name: "no apiVersion and kind in the configuration", writes: bench, applied: `{"metadata":{"name":"cm-00007"},"data":{"applied":"1"}}`,
 			manager: "kubectl", answers: true, stamped: true},
 		{name: "an entry without a time", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl", answers: true, stamped: true,
-			stored: rewritten(func(l []any) []any { delete(entry(l), "time"); return l })},
+			stored: rewritten(func(l []any) []any { delete(firstEntry(l), "time"); return l })},
 		{name: "keys and the applier's name needing escapes", writes: []string{cm("", `{"a\"b\\c<&>é":"1"}`)}, writer: "wé", applied: acm("", `{"\u2028x":"<y>"}`),
 			manager: "a<\"é>&\u2028", answers: true, stamped: true},
 		{name: "a writer's name needing escapes", writes: bench, writer: "w<\"\u2028>", applied: config("", `{"applied":"1"}`),
@@ -223,25 +219,25 @@ func TestApplyStored(t *testing.T) {
 					"manager": "z", "operation": "Update"})
 			})},
 		{name: "an entry without a manager", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl",
-			stored: rewritten(func(l []any) []any { delete(entry(l), "manager"); return l })},
+			stored: rewritten(func(l []any) []any { delete(firstEntry(l), "manager"); return l })},
 		{name: "an entry with an empty manager", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl",
-			stored: rewritten(func(l []any) []any { entry(l)["manager"] = ""; return l })},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["manager"] = ""; return l })},
 		{name: "another applier's Apply entry", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl",
-			stored: rewritten(func(l []any) []any { entry(l)["operation"] = "Apply"; return l })},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["operation"] = "Apply"; return l })},
 		{name: "an entry of a subresource", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl",
-			stored: rewritten(func(l []any) []any { entry(l)["subresource"] = "status"; return l })},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["subresource"] = "status"; return l })},
 		{name: "an entry of another apiVersion", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl",
-			stored: rewritten(func(l []any) []any { entry(l)["apiVersion"] = "v2"; return l })},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["apiVersion"] = "v2"; return l })},
 		{name: "an entry of a fractional time", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl",
-			stored: rewritten(func(l []any) []any { entry(l)["time"] = "2020-05-06T07:08:09.5Z"; return l })},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["time"] = "2020-05-06T07:08:09.5Z"; return l })},
 		{name: "an entry owning fewer fields than live", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl",
 			stored: rewritten(func(l []any) []any {
-				delete(entry(l)["fieldsV1"].(map[string]any)["f:data"].(map[string]any), "f:index")
+				delete(firstEntry(l)["fieldsV1"].(map[string]any)["f:data"].(map[string]any), "f:index")
 				return l
 			})},
 		{name: "an entry owning more fields than live", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl",
 			stored: rewritten(func(l []any) []any {
-				entry(l)["fieldsV1"].(map[string]any)["f:data"].(map[string]any)["f:gone"] = map[string]any{}
+				firstEntry(l)["fieldsV1"].(map[string]any)["f:data"].(map[string]any)["f:gone"] = map[string]any{}
 				return l
 			})},
 		{name: "no entries", writes: bench, applied: config("", `{"applied":"1"}`), manager: "kubectl",

@@ -42,10 +42,7 @@ func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[s
 	if !keptShape(live) || !keptShape(updated) {
 		return nil, nil, false
 	}
-	if manager == "" {
-		manager = "unknown"
-	}
-	root, w, ok := m.storedWalk()
+	manager, root, w, ok := m.storedStart(manager)
 	if !ok {
 		return nil, nil, false
 	}
@@ -96,10 +93,7 @@ func (m *Manager) CreateStored(updated map[string]any, manager string) (out map[
 		return nil, nil, false
 	}
 	updMeta := updated["metadata"].(map[string]any)
-	if manager == "" {
-		manager = "unknown"
-	}
-	root, w, ok := m.storedWalk()
+	manager, root, w, ok := m.storedStart(manager)
 	if !ok {
 		return nil, nil, false
 	}
@@ -130,14 +124,18 @@ func keptShape(obj map[string]any) bool {
 	return !present
 }
 
-// storedWalk is the compiled type of the Manager's kind and an emitting
-// walk from storedWalks, to give back with putStoredWalk; ok false when the
-// schema gives no type.
-func (m *Manager) storedWalk() (root *walkType, w *fieldsWalk, ok bool) {
+// storedStart is how every stored answer starts: the writer's name as its
+// entry gives it ("unknown" for none), the compiled type of the Manager's
+// kind and an emitting walk from storedWalks, to give back with
+// putStoredWalk; ok false when the schema gives no type.
+func (m *Manager) storedStart(manager string) (name string, root *walkType, w *fieldsWalk, ok bool) {
 	if root, ok = m.walkRoot(); !ok {
-		return nil, nil, false
+		return "", nil, nil, false
 	}
-	return root, storedWalks.Get().(*fieldsWalk), true
+	if manager == "" {
+		manager = "unknown"
+	}
+	return manager, root, storedWalks.Get().(*fieldsWalk), true
 }
 
 // storedWalks recycles the emitting walks' buffers between updates.

@@ -147,6 +147,15 @@ func asStored(t testing.TB, obj map[string]any) (map[string]any, []byte) {
 	return out, mf
 }
 
+// firstEntry is the first entry of a decoded managedFields list.
+func firstEntry(list []any) map[string]any { return list[0].(map[string]any) }
+
+// rewritten is a stored-bytes rewrite for the tables: the list in the
+// bytes changed by change, as json.Marshal writes it (reencode).
+func rewritten(change func(l []any) []any) func(t testing.TB, mf []byte) []byte {
+	return func(t testing.TB, mf []byte) []byte { return reencode(t, mf, change) }
+}
+
 // reencode is the list in mf changed by change, as json.Marshal writes it.
 func reencode(t testing.TB, mf []byte, change func(list []any) []any) []byte {
 	t.Helper()
@@ -174,7 +183,6 @@ func TestUpdateStored(t *testing.T) {
 	widget := func(spec string) string {
 		return `{"apiVersion":"fc.example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"d","uid":"u-1"},"spec":` + spec + `}`
 	}
-	entry := func(list []any) map[string]any { return list[0].(map[string]any) }
 	cases := []struct {
 		name, kind    string
 		before, after string // the object "w" created in 2020, the one written
@@ -208,13 +216,9 @@ func TestUpdateStored(t *testing.T) {
 		{name: "names needing escapes", before: cm("", `{"a\"b\\c<&>é":"1"}`), after: cm("", `{"a\"b\\c<&>é":"2","\u2028x":"y"}`),
 			creator: "w<\"é>", manager: "w<\"é>", answers: true, stamp: "now"},
 		{name: "an entry without a time", before: bench("", benchData), after: bench("", benchData), manager: "w", answers: true, stamp: "none-time",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any { delete(entry(l), "time"); return l })
-			}},
+			stored: rewritten(func(l []any) []any { delete(firstEntry(l), "time"); return l })},
 		{name: "an entry without a time, a value changed", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "w", answers: true, stamp: "now",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any { delete(entry(l), "time"); return l })
-			}},
+			stored: rewritten(func(l []any) []any { delete(firstEntry(l), "time"); return l })},
 		{name: "custom resource, live's integers float64", kind: "deduced", before: thing(`,"generation":4`, `{"s":2,"m":{"x":"1"}}`),
 			after: thing(`,"generation":4`, `{"s":3,"m":{"x":"1"}}`), manager: "w", liveFloats: true, answers: true, stamp: "now"},
 		{name: "custom resource, live's integers float64, unchanged", kind: "deduced", before: thing(`,"generation":4`, `{"s":2,"m":{"x":"1"}}`),
@@ -227,42 +231,26 @@ func TestUpdateStored(t *testing.T) {
 
 		{name: "another manager's update", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "editor"},
 		{name: "an Apply entry", before: bench("", benchData), after: bench("", benchData), manager: "w",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any { entry(l)["operation"] = "Apply"; return l })
-			}},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["operation"] = "Apply"; return l })},
 		{name: "two entries", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "w",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any {
-					return append(l, map[string]any{"apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{}, "manager": "z", "operation": "Update"})
-				})
-			}},
+			stored: rewritten(func(l []any) []any {
+				return append(l, map[string]any{"apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{}, "manager": "z", "operation": "Update"})
+			})},
 		{name: "an entry of a subresource", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "w",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any { entry(l)["subresource"] = "status"; return l })
-			}},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["subresource"] = "status"; return l })},
 		{name: "an entry of another apiVersion", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "w",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any { entry(l)["apiVersion"] = "v2"; return l })
-			}},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["apiVersion"] = "v2"; return l })},
 		{name: "a fractional time", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "w",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any { entry(l)["time"] = "2020-05-06T07:08:09.5Z"; return l })
-			}},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["time"] = "2020-05-06T07:08:09.5Z"; return l })},
 		{name: "a time of the right length but no time", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "w",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any { entry(l)["time"] = "2020-05-06T07:08:60Z"; return l })
-			}},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["time"] = "2020-05-06T07:08:60Z"; return l })},
 		{name: "the zero time", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "w",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any { entry(l)["time"] = "0001-01-01T00:00:00Z"; return l })
-			}},
+			stored: rewritten(func(l []any) []any { firstEntry(l)["time"] = "0001-01-01T00:00:00Z"; return l })},
 		{name: "fieldsV1 other than live's fields", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "w",
-			stored: func(t testing.TB, mf []byte) []byte {
-				return reencode(t, mf, func(l []any) []any {
-					delete(entry(l)["fieldsV1"].(map[string]any)["f:data"].(map[string]any), "f:index")
-					return l
-				})
-			}},
+			stored: rewritten(func(l []any) []any {
+				delete(firstEntry(l)["fieldsV1"].(map[string]any)["f:data"].(map[string]any), "f:index")
+				return l
+			})},
 		{name: "whitespace", before: bench("", benchData), after: bench("", `{"index":"4"}`), manager: "w",
 			stored: func(t testing.TB, mf []byte) []byte {
 				var b bytes.Buffer
