@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/apiconform/apiconform/refserver/auth"
 	"github.com/apiconform/apiconform/refserver/registry"
 )
 
@@ -11,10 +12,11 @@ import (
 type requestInfo struct {
 	group, version, resource, subresource, namespace, name string
 	kind                                                   *registry.Kind
+	user                                                   auth.User // who asks
 }
 
 // serveAPI routes /api/... and /apis/... paths.
-func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, user auth.User) {
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	var group string
 	var rest []string
@@ -42,7 +44,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 		h.serveResourceList(w, r, group, version)
 		return
 	}
-	ri := &requestInfo{group: group, version: version}
+	ri := &requestInfo{group: group, version: version, user: user}
 	if rest[0] == "namespaces" && len(rest) >= 3 {
 		if k := h.reg.Lookup(group, rest[2]); k != nil && k.Namespaced {
 			ri.namespace, rest = rest[1], rest[2:]
@@ -129,7 +131,7 @@ func (h *Handler) serveResource(w http.ResponseWriter, r *http.Request, ri *requ
 	if verb == "create" && ri.kind.Namespaced && ri.namespace == "" {
 		return errMethodNotAllowed()
 	}
-	if err := h.authorize(r, verb, ri); err != nil {
+	if err := h.authorize(verb, ri); err != nil {
 		return err
 	}
 	f, err := negotiateKind(r.Header.Get("Accept"), ri.kind, ri.version)

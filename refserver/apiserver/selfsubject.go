@@ -44,7 +44,7 @@ func isReviewPath(p string) bool {
 
 // serveSelfSubject answers POST to the review resources; the group roots
 // and resource lists are discovery's.
-func (h *Handler) serveSelfSubject(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) serveSelfSubject(w http.ResponseWriter, r *http.Request, u auth.User) {
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/") // apis G v1 resource
 	if len(segs) != 4 {
 		writeStatus(w, r, errNotFoundResource())
@@ -63,7 +63,6 @@ func (h *Handler) serveSelfSubject(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, errMethodNotAllowed())
 		return
 	}
-	u := userOf(r.Context())
 	if !u.IsAuthenticated() && !h.allows(u, auth.Attributes{Verb: "create", Resource: resource + "." + group}) {
 		writeStatus(w, r, h.forbidden(u, "create", &requestInfo{group: group, resource: resource}))
 		return

@@ -391,10 +391,26 @@ func (m *Manager) soleOwnerUpdate(live, updated map[string]any, manager string) 
 // the walk to decline.
 func integersInt64(md map[string]any) {
 	for k, v := range md {
-		if f, ok := v.(float64); ok && f == math.Trunc(f) && jsonvalue.RoundTrips(f, jsonvalue.PreserveInts) {
-			md[k] = int64(f)
+		if wholeFloat(v) {
+			md[k] = int64(v.(float64))
 		}
 	}
+}
+
+// hasWholeFloats reports whether integersInt64 would change md.
+func hasWholeFloats(md map[string]any) bool {
+	for _, v := range md {
+		if wholeFloat(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeFloat: a float64 that a JSON round trip keeping integers gives as int64.
+func wholeFloat(v any) bool {
+	f, ok := v.(float64)
+	return ok && f == math.Trunc(f) && jsonvalue.RoundTrips(f, jsonvalue.PreserveInts)
 }
 
 // ownKind reports whether obj names the Manager's apiVersion and kind.

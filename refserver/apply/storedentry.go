@@ -30,8 +30,10 @@ import (
 // decodes liveMF into both objects' metadata and calls Update.
 //
 // When the entry is unchanged outMF is liveMF itself (its capacity cut to
-// its length): neither may be written to afterwards. out may share values
-// with updated, as Update's answer does.
+// its length): neither may be written to afterwards. out is updated itself
+// where Update's answer has its values as they are (Update's shares them
+// with updated): the caller gives updated over to it, and writes to either
+// show in both.
 func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[string]any, manager string) (out map[string]any, outMF []byte, ok bool) {
 	// soleOwnerUpdate's conditions on the objects, fastUpdate's on the
 	// manager.
@@ -59,8 +61,14 @@ func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[s
 	if !w.appendFields(root, live, updateStrip) || !bytes.Equal(w.buf, storedFields) {
 		return nil, nil, false
 	}
-	out, outMeta := withMetadataCopy(updated, updMeta)
-	integersInt64(outMeta)
+	// updated itself answers (a copy was a twentieth of an update's
+	// allocations) unless its metadata has whole numbers as float64, which
+	// Update's answer has as int64: then a copy, updated left as it was.
+	out, outMeta := updated, updMeta
+	if hasWholeFloats(updMeta) {
+		out, outMeta = withMetadataCopy(updated, updMeta)
+		integersInt64(outMeta)
+	}
 	// The written object's fields, which it must hold as its own JSON copy:
 	// the entry's if they are the same, else these.
 	w.buf, w.copied = w.buf[:0], false
@@ -92,13 +100,12 @@ func (m *Manager) CreateStored(updated map[string]any, manager string) (out map[
 	if !keptShape(updated) {
 		return nil, nil, false
 	}
-	updMeta := updated["metadata"].(map[string]any)
 	manager, root, w, ok := m.storedStart(manager)
 	if !ok {
 		return nil, nil, false
 	}
 	defer putStoredWalk(w)
-	out, _ = withMetadataCopy(updated, updMeta)
+	out = updated // no copy: the walk below only reads it
 	w.buf, w.copied = w.buf[:0], false
 	if !w.appendFields(root, out, updateStrip) {
 		return nil, nil, false

@@ -120,15 +120,14 @@ func (k *Kind) pruneConverted(obj Object, version string) {
 }
 
 // encode renders obj (named by its apiVersion) in the storage version,
-// with mf as its metadata.managedFields when set (keptFields).
-func encode(k *Kind, obj Object, mf []byte) ([]byte, error) {
+// with mf as its metadata.managedFields when set (keptFields), appending
+// to dst where nothing is converted.
+func encode(dst []byte, k *Kind, obj Object, mf []byte) ([]byte, error) {
 	storageAV := k.APIVersion(k.StorageVersion())
 	if av := str(obj["apiVersion"]); av == "" || av == storageAV {
 		// Nothing to convert: obj as stored, without resourceVersion, is
-		// written straight from obj (no copy to leave it out of), into a
-		// buffer a small object with its managedFields fits in without
-		// growing (the store keeps a copy of the bytes, not the buffer).
-		b, err := appendStored(make([]byte, 0, 1024), obj, storageAV, k.Kind, mf)
+		// written straight from obj (no copy to leave it out of).
+		b, err := appendStored(dst, obj, storageAV, k.Kind, mf)
 		if err != nil {
 			return nil, err
 		}

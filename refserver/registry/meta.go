@@ -49,12 +49,10 @@ func validateMeta(k *Kind, obj, old Object) field.ErrorList {
 		}
 	}
 	if lm, ok := m["labels"].(map[string]any); ok {
-		ls, serrs := stringMap(lm, labelsPath)
-		errs = append(append(errs, serrs...), validateLabels(ls, labelsPath)...)
+		errs = append(errs, validateLabels(lm, labelsPath)...)
 	}
 	if am, ok := m["annotations"].(map[string]any); ok {
-		as, serrs := stringMap(am, annotationsPath)
-		errs = append(append(errs, serrs...), validateAnnotations(as, annotationsPath)...)
+		errs = append(errs, validateAnnotations(am, annotationsPath)...)
 	}
 	for i, f := range sliceOf(m["finalizers"]) {
 		s, _ := f.(string)

@@ -98,27 +98,37 @@ func configMapKeyErrors(key string) []string {
 	return utilvalidation.IsConfigMapKey(key)
 }
 
-// validateLabels is metavalidation.ValidateLabels, answered by hand where it
-// finds nothing.
-func validateLabels(labels map[string]string, p *field.Path) field.ErrorList {
-	for k, v := range labels {
-		if !qualifiedName(k, false) || !labelValue(v) {
-			return metavalidation.ValidateLabels(labels, p)
+// validateLabels is stringMap's errors and metavalidation.ValidateLabels'
+// for metadata.labels as decoded, answered by hand, with no map of strings
+// built, where they find nothing.
+func validateLabels(lm map[string]any, p *field.Path) field.ErrorList {
+	for k, v := range lm {
+		if s, ok := v.(string); !ok || !qualifiedName(k, false) || !labelValue(s) {
+			ls, errs := stringMap(lm, p)
+			return append(errs, metavalidation.ValidateLabels(ls, p)...)
 		}
 	}
 	return nil
 }
 
-// validateAnnotations is validation.ValidateAnnotations, answered by hand
-// where it finds nothing.
-func validateAnnotations(annotations map[string]string, p *field.Path) field.ErrorList {
-	for k := range annotations {
-		if !qualifiedName(k, true) {
-			return validation.ValidateAnnotations(annotations, p)
+// validateAnnotations is validateLabels for metadata.annotations, with
+// validation.ValidateAnnotations (key rules and the total size).
+func validateAnnotations(am map[string]any, p *field.Path) field.ErrorList {
+	size := 0
+	for k, v := range am {
+		s, ok := v.(string)
+		if !ok || !qualifiedName(k, true) {
+			return annotationErrors(am, p)
 		}
+		size += len(k) + len(s)
 	}
-	if validation.ValidateAnnotationsSize(annotations) != nil {
-		return validation.ValidateAnnotations(annotations, p)
+	if size > validation.TotalAnnotationSizeLimitB {
+		return annotationErrors(am, p)
 	}
 	return nil
+}
+
+func annotationErrors(am map[string]any, p *field.Path) field.ErrorList {
+	as, errs := stringMap(am, p)
+	return append(errs, validation.ValidateAnnotations(as, p)...)
 }

@@ -40,7 +40,7 @@ func TestNameRules(t *testing.T) {
 		checkNameRules(t, s)
 	}
 	big := map[string]string{"k": strings.Repeat("v", validation.TotalAnnotationSizeLimitB)}
-	if got, want := validateAnnotations(big, p), validation.ValidateAnnotations(big, p); len(got) != 1 || got.ToAggregate().Error() != want.ToAggregate().Error() {
+	if got, want := validateAnnotations(map[string]any{"k": big["k"]}, p), validation.ValidateAnnotations(big, p); len(got) != 1 || got.ToAggregate().Error() != want.ToAggregate().Error() {
 		t.Fatalf("annotations over the size limit: %v, want %v", got, want)
 	}
 }
@@ -63,12 +63,57 @@ func checkNameRules(t *testing.T, s string) {
 		{"qualifiedName folded", qualifiedName(s, true), len(utilvalidation.IsQualifiedName(strings.ToLower(s))) == 0},
 		{"labelValue", labelValue(s), len(utilvalidation.IsValidLabelValue(s)) == 0},
 		{"configMapKey", configMapKey(s), len(utilvalidation.IsConfigMapKey(s)) == 0},
-		{"validateLabels (key)", len(validateLabels(map[string]string{s: "v"}, p)) == 0, len(metavalidation.ValidateLabels(map[string]string{s: "v"}, p)) == 0},
-		{"validateLabels (value)", len(validateLabels(map[string]string{"k": s}, p)) == 0, len(metavalidation.ValidateLabels(map[string]string{"k": s}, p)) == 0},
-		{"validateAnnotations", len(validateAnnotations(map[string]string{s: "v"}, p)) == 0, len(validation.ValidateAnnotations(map[string]string{s: "v"}, p)) == 0},
+		{"validateLabels (key)", len(validateLabels(map[string]any{s: "v"}, p)) == 0, len(metavalidation.ValidateLabels(map[string]string{s: "v"}, p)) == 0},
+		{"validateLabels (value)", len(validateLabels(map[string]any{"k": s}, p)) == 0, len(metavalidation.ValidateLabels(map[string]string{"k": s}, p)) == 0},
+		{"validateAnnotations", len(validateAnnotations(map[string]any{s: "v"}, p)) == 0, len(validation.ValidateAnnotations(map[string]string{s: "v"}, p)) == 0},
 	} {
 		if r.hand != r.lib {
 			t.Fatalf("%s(%q): hand-written %v, apimachinery %v", r.name, s, r.hand, r.lib)
 		}
 	}
+}
+
+// TestValidateLabelsAnnotations: the checks read metadata's maps as decoded
+// and give what the library gives for their strings, plus an error for each
+// value that is not a string (stringMap's).
+func TestValidateLabelsAnnotations(t *testing.T) {
+	p := field.NewPath("metadata", "labels")
+	library := func(m map[string]any, lib func(map[string]string, *field.Path) field.ErrorList) field.ErrorList {
+		ss, errs := stringMap(m, p)
+		return append(errs, lib(ss, p)...)
+	}
+	annotationsLib := func(m map[string]string, p *field.Path) field.ErrorList { return validation.ValidateAnnotations(m, p) }
+	for _, tc := range []struct {
+		name   string
+		m      map[string]any
+		errors int
+	}{
+		{"valid", map[string]any{"app": "a", "example.com/tier": "web", "empty": ""}, 0},
+		{"a bad key", map[string]any{"app": "a", "bad key": "v"}, 1},
+		{"a bad value", map[string]any{"app": "not valid!"}, 1},
+		{"a number", map[string]any{"app": "a", "n": float64(1)}, 1},
+		{"a number and a bad key", map[string]any{"n": float64(1), "-x": "v"}, 2},
+		{"over the annotations' size", map[string]any{"k": strings.Repeat("v", validation.TotalAnnotationSizeLimitB)}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, want := validateLabels(tc.m, p), library(tc.m, metavalidation.ValidateLabels)
+			if tc.errors >= 0 && len(want) != tc.errors {
+				t.Fatalf("the library's errors %v, the case expects %d", want, tc.errors)
+			}
+			if errorsText(got) != errorsText(want) {
+				t.Errorf("labels: %v, want %v", got, want)
+			}
+			got, want = validateAnnotations(tc.m, p), library(tc.m, annotationsLib)
+			if errorsText(got) != errorsText(want) {
+				t.Errorf("annotations: %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func errorsText(el field.ErrorList) string {
+	if len(el) == 0 {
+		return ""
+	}
+	return el.ToAggregate().Error()
 }

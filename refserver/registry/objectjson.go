@@ -133,6 +133,7 @@ func (r *Registry) WrittenJSON(ctx context.Context, k *Kind, version string, obj
 // stored at rev: what WrittenJSON would give, from the bytes commit stored
 // instead of a store read, and kept as it keeps it.
 func (r *Registry) answer(k *Kind, version string, c *change, rev int64, o WriteOptions) {
+	defer c.releaseStored() // the answer is the last to read c.stored
 	if o.Answer == nil || c.stored == nil || rev <= 0 || version != k.StorageVersion() {
 		return
 	}

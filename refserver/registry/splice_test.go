@@ -113,7 +113,7 @@ func TestSpliceMetadataShapes(t *testing.T) {
 		{"nulls", map[string]any{"labels": nil, "name": nil, "uid": nil}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := encode(k, Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": tt.md, "data": map[string]any{"k": "v"}}, nil)
+			v, err := encode(nil, k, Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": tt.md, "data": map[string]any{"k": "v"}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -348,9 +348,9 @@ func Answered(p *[]byte) []byte {
 func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o WriteOptions, kept *keptFields) (op, Object, error) {
 	m, om := meta(obj), meta(old)
 	if k.Namespaced {
-		m["namespace"] = ns
+		putString(m, om, "namespace", ns)
 	}
-	m["name"] = name
+	putString(m, om, "name", name)
 	switch {
 	case o.Subresource == "status":
 		// Only status changes through /status.
@@ -434,6 +434,20 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 	}
 	k.setTypeMeta(obj, version)
 	return opPut, obj, nil
+}
+
+// putString sets m[key] to s: as it is when it holds s already, else from
+// old's metadata when that holds s (the URL's namespace and name are the
+// stored object's), since a string put into a map is a new allocation.
+func putString(m, old map[string]any, key, s string) {
+	if v, ok := m[key].(string); ok && v == s {
+		return
+	}
+	if v, ok := old[key].(string); ok && v == s {
+		m[key] = old[key]
+		return
+	}
+	m[key] = s
 }
 
 // recordUpdate adds the writer's Update entry to obj's managedFields
