@@ -18,11 +18,10 @@ import (
 func (d Decoder) check(data []byte, obj map[string]any, added int, fast bool) (map[string]any, []error, error) {
 	switch {
 	case d.Schema.typed != nil:
-		typed := d.Schema.typed()
-		if fast && typedFast(data, obj, added, typed) {
+		if fast && typedFast(data, obj, added, d.Schema.goType) {
 			return obj, nil, nil
 		}
-		return checkTyped(data, obj, typed)
+		return checkTyped(data, obj, d.Schema.typed())
 	case d.Schema.structural != nil:
 		return checkStructural(data, obj, d.Schema.structural)
 	}

@@ -244,11 +244,11 @@ func zeroOf(t reflect.Type, s *shape, omitEmpty bool) zeroForm {
 	return zOther
 }
 
-// typedFast reports whether checkTyped(data, obj, typed) would answer obj
+// typedFast reports whether checkTyped(data, obj, a new value of t) would answer obj
 // itself and no issues. added counts the keys parse added to obj (apiVersion,
 // kind) that data does not have; Decode puts back what parse filled in.
-func typedFast(data []byte, obj map[string]any, added int, typed any) bool {
-	keys, ok := typedFastObject(obj, typed)
+func typedFast(data []byte, obj map[string]any, added int, t reflect.Type) bool {
+	keys, ok := typedFastObject(obj, t)
 	// A duplicate key anywhere leaves fewer keys in the maps than in the
 	// text (the map keeps one of them): then checkTyped reports it.
 	return ok && keys-added == keyCount(data)
@@ -257,11 +257,10 @@ func typedFast(data []byte, obj map[string]any, added int, typed any) bool {
 // typedFastObject is typedFast for the object alone, whatever text it came
 // from: whether the typed round trip gives obj back with no unknown field.
 // keys counts the keys of every map walked.
-func typedFastObject(obj map[string]any, typed any) (keys int, ok bool) {
-	if !fastChecks {
+func typedFastObject(obj map[string]any, t reflect.Type) (keys int, ok bool) {
+	if !fastChecks || t == nil {
 		return 0, false
 	}
-	t := reflect.TypeOf(typed)
 	if t.Kind() != reflect.Pointer {
 		return 0, false
 	}

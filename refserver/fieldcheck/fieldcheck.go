@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,13 +44,17 @@ func ParseLevel(value, options string) (Level, error) {
 // field (nothing is unknown).
 type Schema struct {
 	typed      func() any
+	goType     reflect.Type // what typed returns a new value of
 	structural map[string]any
 	custom     bool // a custom resource: kube-apiserver decodes it unstructured
 }
 
 // Typed is the schema of a built-in kind: newObj returns a pointer to a new
-// value of its Go type (e.g. &corev1.ConfigMap{}).
-func Typed(newObj func() any) Schema { return Schema{typed: newObj} }
+// value of its Go type (e.g. &corev1.ConfigMap{}). The fast check reads the
+// type alone, so a Schema kept and used again news no value for it.
+func Typed(newObj func() any) Schema {
+	return Schema{typed: newObj, goType: reflect.TypeOf(newObj())}
+}
 
 // Structural is the schema of a CRD version: its openAPIV3Schema as JSON-shaped
 // data. A nil schema knows every field.
@@ -232,7 +237,7 @@ func (d Decoder) unchanged(obj map[string]any) bool {
 		return false
 	}
 	// The object comes from maps, so its encoding has no duplicate key to count.
-	_, ok := typedFastObject(obj, d.Schema.typed())
+	_, ok := typedFastObject(obj, d.Schema.goType)
 	return ok
 }
 

@@ -105,6 +105,9 @@ type Kind struct {
 	// is terminating); reads, updates and deletes go on.
 	createRefused atomic.Pointer[string]
 	typeMeta      atomic.Pointer[typeMeta] // built on first use (setTypeMeta)
+	// typedSchemas are FieldSchema's answers for a kind with Go types, by
+	// version, built on first use: fieldcheck.Typed news a value each time.
+	typedSchemas atomic.Pointer[map[string]fieldcheck.Schema]
 }
 
 // typeMeta is a kind's apiVersion per version and its kind as interface
@@ -172,13 +175,34 @@ func (k *Kind) TypedOf(version string) func() any {
 	return k.Typed
 }
 
+// typedSchema is fieldcheck.Typed(newObj), the Go type of version, kept.
+func (k *Kind) typedSchema(version string, newObj func() any) fieldcheck.Schema {
+	for {
+		cur := k.typedSchemas.Load()
+		if cur != nil {
+			if s, ok := (*cur)[version]; ok {
+				return s
+			}
+		}
+		next := map[string]fieldcheck.Schema{version: fieldcheck.Typed(newObj)}
+		if cur != nil {
+			for v, s := range *cur {
+				next[v] = s
+			}
+		}
+		if k.typedSchemas.CompareAndSwap(cur, &next) {
+			return next[version]
+		}
+	}
+}
+
 // FieldSchema says which fields of version are known, for decoding request
 // bodies with field validation: the Go type when the kind has one (built-in
 // kinds, Frobbers), else the structural schema of a custom resource. Kinds
 // with neither (CustomResourceDefinition) know every field.
 func (k *Kind) FieldSchema(version string) fieldcheck.Schema {
 	if newObj := k.TypedOf(version); newObj != nil {
-		return fieldcheck.Typed(newObj)
+		return k.typedSchema(version, newObj)
 	}
 	if k.Schemas != nil {
 		return fieldcheck.Structural(k.Schemas[version])
