@@ -102,8 +102,7 @@ func (p *jsonParser) value(depth int) (any, bool) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		s, ok := p.string()
-		return s, ok
+		return p.stringValue()
 	case c == 't':
 		return true, p.literal("true")
 	case c == 'f':
@@ -394,6 +393,28 @@ var common = func() map[string]string {
 	}
 	return m
 }()
+
+// commonValues are common's strings as values: a string put into an
+// interface is an allocation of its own, done once here for these.
+var commonValues = func() map[string]any {
+	m := make(map[string]any, len(common))
+	for s := range common {
+		m[s] = s
+	}
+	return m
+}()
+
+// stringValue is string as a value.
+func (p *jsonParser) stringValue() (any, bool) {
+	b, ok := p.stringBytes()
+	if !ok {
+		return nil, false
+	}
+	if v, ok := commonValues[string(b)]; ok {
+		return v, true
+	}
+	return string(b), true
+}
 
 func intern(b []byte) string {
 	if s, ok := common[string(b)]; ok { // no allocation for the lookup
