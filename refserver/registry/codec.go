@@ -121,13 +121,14 @@ func (k *Kind) pruneConverted(obj Object, version string) {
 
 // encode renders obj (named by its apiVersion) in the storage version,
 // with mf as its metadata.managedFields when set (keptFields), appending
-// to dst where nothing is converted.
-func encode(dst []byte, k *Kind, obj Object, mf []byte) ([]byte, error) {
+// to dst where nothing is converted; lay, when not nil, then gets the
+// bytes' layout (appendStored), its mode left 0 otherwise.
+func encode(dst []byte, k *Kind, obj Object, mf []byte, lay *spliceLayout) ([]byte, error) {
 	storageAV := k.APIVersion(k.StorageVersion())
 	if av := str(obj["apiVersion"]); av == "" || av == storageAV {
 		// Nothing to convert: obj as stored, without resourceVersion, is
 		// written straight from obj (no copy to leave it out of).
-		b, err := appendStored(dst, obj, storageAV, k.Kind, mf)
+		b, err := appendStored(dst, obj, storageAV, k.Kind, mf, lay)
 		if err != nil {
 			return nil, err
 		}

@@ -98,12 +98,20 @@ func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
 // apiVersion and kind set to the given ones and metadata (a map, empty when
 // missing or not a map) without resourceVersion, and with mf, when set, as
 // its managedFields (MarshalJSON's bytes for them): what a write stores.
-func appendStored(dst []byte, obj Object, apiVersion, kind string, mf []byte) ([]byte, error) {
+// lay, when not nil, gets where spliceStored would cut the bytes appended
+// (offsets in them), so that the write's answer needs no scan of them; its
+// mode is left 0 when there are more members than spliceStored's scan takes.
+func appendStored(dst []byte, obj Object, apiVersion, kind string, mf []byte, lay *spliceLayout) ([]byte, error) {
 	mp := sortedMembers(obj, "", "apiVersion", "kind", "metadata")
 	md, _ := obj["metadata"].(map[string]any)
+	base := len(dst)
 	dst = append(dst, '{')
 	var err error
 	for i, e := range *mp {
+		start := len(dst) - base
+		if i > 0 {
+			start++ // after the comma
+		}
 		dst = appendName(dst, i, e.name)
 		switch e.name {
 		case "apiVersion":
@@ -111,34 +119,67 @@ func appendStored(dst []byte, obj Object, apiVersion, kind string, mf []byte) ([
 		case "kind":
 			dst = jsonvalue.AppendString(dst, kind)
 		case "metadata":
-			if mf == nil {
-				dst, err = appendMapWithout(dst, md, "resourceVersion", 1)
-			} else {
-				dst, err = appendMetadataWith(dst, md, mf)
-			}
+			dst, err = appendStoredMetadata(dst, md, mf, base, lay)
 		default:
 			dst, err = appendJSON(dst, e.value, 1)
 		}
 		if err != nil {
 			break
 		}
+		if lay != nil {
+			lay.note(i, e.name, span{start, len(dst) - base})
+		}
 	}
 	putMembers(mp)
 	return closeObject(dst, err)
 }
 
-// appendMetadataWith appends appendStored's bytes for the metadata md
-// with the encoded managedFields mf instead of its own.
-func appendMetadataWith(dst []byte, md map[string]any, mf []byte) ([]byte, error) {
-	mp := sortedMembers(md, "resourceVersion", "managedFields")
+// note records top-level member i, name, at m.
+func (l *spliceLayout) note(i int, name string, m span) {
+	if i >= maxSpliceMembers {
+		l.mode = 0 // more than spliceStored's scan takes: the answer is left to it
+		return
+	}
+	switch name {
+	case "apiVersion":
+		l.api = m
+	case "kind":
+		l.kind = m
+	case "metadata":
+		l.meta = m
+	}
+}
+
+// appendStoredMetadata appends appendStored's metadata md: without
+// resourceVersion, with mf as its managedFields when set; lay (offsets from
+// base) gets where resourceVersion goes, as spliceScan.metadata notes it.
+func appendStoredMetadata(dst []byte, md map[string]any, mf []byte, base int, lay *spliceLayout) ([]byte, error) {
+	var mp *[]member
+	if mf == nil {
+		mp = sortedMembers(md, "resourceVersion")
+	} else {
+		mp = sortedMembers(md, "resourceVersion", "managedFields")
+	}
 	dst = append(dst, '{')
 	var err error
 	for i, e := range *mp {
+		if lay != nil && lay.mode == 0 && e.name > "resourceVersion" {
+			lay.insert, lay.mode = len(dst)-base, insertBefore
+			if i > 0 {
+				lay.insert++ // after the comma
+			}
+		}
 		dst = appendName(dst, i, e.name)
-		if e.name == "managedFields" {
+		if mf != nil && e.name == "managedFields" {
 			dst = append(dst, mf...)
 		} else if dst, err = appendJSON(dst, e.value, 2); err != nil {
 			break
+		}
+	}
+	if lay != nil && lay.mode == 0 {
+		lay.insert, lay.mode = len(dst)-base, insertAppend // the closing brace
+		if len(*mp) == 0 {
+			lay.mode = insertOnly
 		}
 	}
 	putMembers(mp)

@@ -63,7 +63,7 @@ func FuzzMarshalJSON(f *testing.F) {
 			}
 			if obj, ok := v.(map[string]any); ok && obj != nil {
 				want, wantErr := storedByCopy(obj, "g/v1", "K")
-				got, err := appendStored(nil, obj, "g/v1", "K", nil)
+				got, err := appendStored(nil, obj, "g/v1", "K", nil, nil)
 				if (err != nil) != (wantErr != nil) || (err == nil && !bytes.Equal(got, want)) {
 					t.Fatalf("%q: appendStored %s, %v; by copy %s, %v", data, got, err, want, wantErr)
 				}
@@ -116,7 +116,7 @@ func TestAppendStored(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want, wantErr := storedByCopy(tt.obj, "v1", "ConfigMap")
-			got, err := appendStored(nil, tt.obj, "v1", "ConfigMap", nil)
+			got, err := appendStored(nil, tt.obj, "v1", "ConfigMap", nil, nil)
 			if (err != nil) != (wantErr != nil) || (err == nil && !bytes.Equal(got, want)) {
 				t.Errorf("appendStored %s, %v\nby copy %s, %v", got, err, want, wantErr)
 			}
@@ -138,7 +138,7 @@ func BenchmarkEncodeStored(b *testing.B) {
 	b.ReportAllocs()
 	buf := make([]byte, 0, 1024)
 	for b.Loop() {
-		if buf, err = appendStored(buf[:0], obj, "v1", "ConfigMap", nil); err != nil {
+		if buf, err = appendStored(buf[:0], obj, "v1", "ConfigMap", nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

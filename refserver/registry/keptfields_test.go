@@ -204,7 +204,7 @@ func TestAppendMetadataWith(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendMetadataWith(nil, md, mfJSON)
+		got, err := appendStoredMetadata(nil, md, mfJSON, 0, nil)
 		if err != nil || string(got) != string(want) {
 			t.Errorf("%v: %s (%v), want %s", md, got, err, want)
 		}

@@ -79,7 +79,7 @@ func TestCanonicalLabels(t *testing.T) {
 		obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": fmt.Sprint("n", i), "labels": lbls, "annotations": map[string]any{"labels": "x"}},
 			"data":     map[string]any{"metadata": map[string]any{"labels": map[string]any{"no": "no"}}}}
-		b, err := appendStored(nil, obj, "v1", "ConfigMap", nil)
+		b, err := appendStored(nil, obj, "v1", "ConfigMap", nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func BenchmarkParseLabels(b *testing.B) {
 			"creationTimestamp": "2026-11-28T00:00:00Z", "labels": map[string]any{"app": "load", "shard": "3"},
 			"managedFields": []any{map[string]any{"apiVersion": "v1", "fieldsType": "FieldsV1", "manager": "m", "operation": "Update",
 				"time": "2026-11-28T00:00:00Z", "fieldsV1": map[string]any{"f:data": map[string]any{".": map[string]any{}, "f:k": map[string]any{}}}}}},
-	}, "v1", "ConfigMap", nil)
+	}, "v1", "ConfigMap", nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -137,7 +137,13 @@ func (r *Registry) answer(k *Kind, version string, c *change, rev int64, o Write
 	if o.Answer == nil || c.stored == nil || rev <= 0 || version != k.StorageVersion() {
 		return
 	}
-	b, ok := spliceStored(c.stored, rev, k.APIVersion(version), k.Kind, formObject)
+	var b []byte
+	ok := c.enc != nil && c.enc.layout.mode != 0 // noted as encode wrote the bytes: no scan of them
+	if ok {
+		b = c.enc.layout.splice(c.stored, rev, formObject)
+	} else {
+		b, ok = spliceStored(c.stored, rev, k.APIVersion(version), k.Kind, formObject)
+	}
 	if !ok {
 		if c.mf != nil { // the object answers: with its kept managedFields
 			if withKeptFields(c.obj, c.mf) != nil {

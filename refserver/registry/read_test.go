@@ -113,7 +113,7 @@ func TestWrittenLabelsMatchStored(t *testing.T) {
 		if err := json.Unmarshal([]byte(o), &obj); err != nil {
 			t.Fatal(err)
 		}
-		val, err := encode(nil, k, obj, nil)
+		val, err := encode(nil, k, obj, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

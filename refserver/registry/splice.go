@@ -47,6 +47,12 @@ func spliceStored(stored []byte, rev int64, apiVersion, kind string, form splice
 	if !s.top(apiVersion, kind) {
 		return nil, false
 	}
+	return s.spliceLayout.splice(stored, rev, form), true
+}
+
+// splice is spliceStored's rendering of stored, laid out as s says (by
+// the scan, or by appendStored as it wrote the bytes).
+func (s *spliceLayout) splice(stored []byte, rev int64, form spliceForm) []byte {
 	var buf [48]byte
 	ins := buf[:0]
 	if s.mode == insertAppend {
@@ -76,18 +82,20 @@ func spliceStored(stored []byte, rev int64, apiVersion, kind string, form splice
 		out = append(out, b[s.meta.start:s.insert]...)
 		out = append(out, ins...)
 		out = append(out, b[s.insert:s.meta.end]...)
-		for _, m := range s.members[:s.n] {
-			if m != s.api && m != s.kind && m != s.meta {
+		// The other members, in their stored (sorted) order: the runs
+		// before apiVersion, between it, kind and metadata, and after.
+		for _, run := range [4]span{{1, s.api.start - 1}, {s.api.end + 1, s.kind.start - 1}, {s.kind.end + 1, s.meta.start - 1}, {s.meta.end + 1, len(b) - 1}} {
+			if run.start < run.end {
 				out = append(out, ',')
-				out = append(out, b[m.start:m.end]...)
+				out = append(out, b[run.start:run.end]...)
 			}
 		}
-		return append(out, '}', '\n'), true
+		return append(out, '}', '\n')
 	default:
 		out = append(out, b[:s.insert]...)
 	}
 	out = append(out, ins...)
-	return append(out, b[s.insert:]...), true
+	return append(out, b[s.insert:]...)
 }
 
 // maxSpliceDepth bounds the nesting the scan follows; deeper values are
@@ -105,12 +113,19 @@ const (
 	insertOnly              // into an empty metadata, insert is the closing brace
 )
 
-// spliceScan validates stored bytes and notes the positions spliceStored cuts at.
+// spliceScan validates stored bytes and notes the positions spliceStored
+// cuts at.
 type spliceScan struct {
-	b               []byte
-	api, kind, meta span // top-level members: key start to value end
-	members         [maxSpliceMembers]span
-	n               int // members noted
+	b []byte
+	n int // top-level members seen
+	spliceLayout
+}
+
+// spliceLayout is where spliceStored cuts a stored value: its apiVersion,
+// kind and metadata members (the others lie in the runs between them), and
+// where resourceVersion goes in metadata.
+type spliceLayout struct {
+	api, kind, meta span // key start to value end
 	insert          int
 	mode            int
 }
@@ -155,7 +170,6 @@ func (s *spliceScan) top(apiVersion, kind string) bool {
 		if !ok || j >= len(b) || s.n == maxSpliceMembers {
 			return false
 		}
-		s.members[s.n] = span{start, j}
 		s.n++
 		if b[j] == '}' {
 			if j+1 != len(b) {

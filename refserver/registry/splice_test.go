@@ -92,6 +92,7 @@ func TestSpliceStoredObjects(t *testing.T) {
 			}
 			t.Logf("stored %s", kv.Value)
 			spliceBoth(t, r, tt.k, kv)
+			checkLaidOut(t, r, tt.k, out, nil)
 		})
 	}
 }
@@ -113,11 +114,14 @@ func TestSpliceMetadataShapes(t *testing.T) {
 		{"nulls", map[string]any{"labels": nil, "name": nil, "uid": nil}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := encode(nil, k, Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": tt.md, "data": map[string]any{"k": "v"}}, nil)
+			v, err := encode(nil, k, Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": tt.md, "data": map[string]any{"k": "v"}}, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			spliceBoth(t, r, k, storage.KeyValue{Key: "/configmaps/default/" + tt.name, Value: v, ModRevision: 1234567})
+			obj := Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": tt.md, "data": map[string]any{"k": "v"}}
+			checkLaidOut(t, r, k, obj, nil)
+			checkLaidOut(t, r, k, obj, []byte(`[{"manager":"m","operation":"Update"}]`))
 		})
 	}
 }
@@ -416,4 +420,72 @@ func hasUnkeptNumber(v any) bool {
 		return (t == 0 && math.Signbit(t)) || (math.Abs(t) >= 1e18 && math.Abs(t) < 1e21)
 	}
 	return false
+}
+
+// checkLaidOut: the layout appendStored notes as it writes obj cuts the
+// bytes where spliceStored's scan of them does, in every form; it notes one
+// whenever the scan could (no more members than it holds); and where the
+// scan declines (numbers it leaves to decode), the object form is what the
+// write answers then, MarshalObject's of the object read back.
+func checkLaidOut(t *testing.T, r *Registry, k *Kind, obj Object, mf []byte) {
+	t.Helper()
+	var lay spliceLayout
+	v, err := encode(nil, k, obj, mf, &lay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lay.mode == 0 {
+		if len(obj) <= maxSpliceMembers-3 { // apiVersion, kind and metadata may be added
+			t.Fatalf("no layout noted for %s", v)
+		}
+		return
+	}
+	const rev = 77
+	av := k.APIVersion(k.StorageVersion())
+	for _, form := range []spliceForm{formItem, formBare, formObject} {
+		got := lay.splice(v, rev, form)
+		want, ok := spliceStored(v, rev, av, k.Kind, form)
+		if !ok {
+			if form != formObject {
+				continue
+			}
+			dec, err := r.decode(k, k.StorageVersion(), storage.KeyValue{Value: v, ModRevision: rev}, 0)
+			if err != nil {
+				t.Fatalf("decode %s: %v", v, err)
+			}
+			if want, err = MarshalObject(dec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("form %d of %s:\nlaid out %s\nwant     %s", form, v, got, want)
+		}
+	}
+}
+
+// FuzzSpliceLaidOut: checkLaidOut for any object JSON decodes to, with and
+// without managedFields kept as bytes.
+func FuzzSpliceLaidOut(f *testing.F) {
+	for _, s := range []string{
+		`{"metadata":{"name":"a","uid":"u"},"data":{"a\u003cb":"\u0026","x":[1,-2.5,1e-7,true,null,{}]}}`,
+		`{"metadata":{}}`, `{}`, `{"metadata":[]}`,
+		`{"metadata":{"annotations":{"k":"é\u2028"},"selfLink":"s","zz":1},"spec":{"n":-0,"m":12345678901234567890}}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"l":11,"m":12,"n":13,"o":14}`,
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	r, k := newTestRegistry(f)
+	f.Fuzz(func(t *testing.T, data []byte, withMF bool) {
+		var obj Object
+		if json.Unmarshal(data, &obj) != nil || obj == nil {
+			return
+		}
+		obj["apiVersion"], obj["kind"] = "v1", "ConfigMap"
+		var mf []byte
+		if withMF {
+			mf = []byte(`[{"apiVersion":"v1","fieldsType":"FieldsV1","manager":"m","operation":"Update"}]`)
+		}
+		checkLaidOut(t, r, k, obj, mf)
+	})
 }

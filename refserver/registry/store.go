@@ -57,15 +57,22 @@ type change struct {
 	// mf, when set, is obj's metadata.managedFields as encoded, which obj
 	// itself then lacks (keptFields): what commit stores for them.
 	mf []byte
-	// buf is the encodeBuffers buffer stored lies in, back to the pool
-	// once the answer is cut from it (releaseStored).
-	buf *[]byte
+	// enc is what stored lies in, an encodeBuffers buffer, back to the
+	// pool once the answer is cut from it (releaseStored).
+	enc *encodeBuffer
 }
 
-// encodeBuffers hold what commit encodes for the store, which keeps a copy
-// of the bytes: a buffer per write was a twentieth of a create's
-// allocations and half of its bytes.
-var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+// encodeBuffer is what commit encodes an object into for the store, which
+// keeps a copy of the bytes, and where it notes their layout for the answer
+// (its mode 0: not noted, and the answer scans them). Pooled: a buffer per
+// write was a twentieth of a create's allocations and half of its bytes;
+// and kept off the stack, which a write's goroutine grows only so far.
+type encodeBuffer struct {
+	b      []byte
+	layout spliceLayout
+}
+
+var encodeBuffers = sync.Pool{New: func() any { return &encodeBuffer{b: make([]byte, 0, 1024)} }}
 
 // maxPooledEncode: a buffer grown past this by a large object is left to
 // the collector instead of being kept for the small ones.
@@ -73,10 +80,10 @@ const maxPooledEncode = 64 << 10
 
 // releaseStored gives c's encode buffer back: c.stored is gone with it.
 func (c *change) releaseStored() {
-	if c.buf != nil && cap(*c.buf) <= maxPooledEncode {
-		encodeBuffers.Put(c.buf)
+	if c.enc != nil && cap(c.enc.b) <= maxPooledEncode {
+		encodeBuffers.Put(c.enc)
 	}
-	c.buf, c.stored = nil, nil
+	c.enc, c.stored = nil, nil
 }
 
 // commit performs c, the one place where dry-run is decided: a dry run
@@ -100,12 +107,13 @@ func (r *Registry) commit(ctx context.Context, k *Kind, c *change, dryRun bool) 
 	var err error
 	switch c.op {
 	case opCreate, opPut:
-		buf := encodeBuffers.Get().(*[]byte)
-		val, eerr := encode((*buf)[:0], k, c.obj, c.mf)
+		enc := encodeBuffers.Get().(*encodeBuffer)
+		enc.layout = spliceLayout{}
+		val, eerr := encode(enc.b[:0], k, c.obj, c.mf, &enc.layout)
 		if eerr != nil {
 			return 0, apierrors.NewInternalError(eerr)
 		}
-		*buf = val[:0] // its capacity, grown or not, for the next write
+		enc.b = val[:0] // its capacity, grown or not, for the next write
 		// The object's labels go to the label index and cache as they are.
 		if c.op == opCreate {
 			rev, err = r.store.create(ctx, c.key, val, writtenLabels(k, c))
@@ -113,7 +121,7 @@ func (r *Registry) commit(ctx context.Context, k *Kind, c *change, dryRun bool) 
 			rev, err = r.store.update(ctx, c.key, val, c.modRev, writtenLabels(k, c))
 		}
 		if err == nil {
-			c.stored, c.buf = val, buf
+			c.stored, c.enc = val, enc
 		}
 	case opRemove:
 		_, rev, err = r.store.Delete(ctx, c.key, c.modRev)
