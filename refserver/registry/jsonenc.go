@@ -99,8 +99,7 @@ func appendJSON(dst []byte, v any, depth int) ([]byte, error) {
 // missing or not a map) without resourceVersion, and with mf, when set, as
 // its managedFields (MarshalJSON's bytes for them): what a write stores.
 // lay, when not nil, gets where spliceStored would cut the bytes appended
-// (offsets in them), so that the write's answer needs no scan of them; its
-// mode is left 0 when there are more members than spliceStored's scan takes.
+// (offsets in them), so that the write's answer needs no scan of them.
 func appendStored(dst []byte, obj Object, apiVersion, kind string, mf []byte, lay *spliceLayout) ([]byte, error) {
 	mp := sortedMembers(obj, "", "apiVersion", "kind", "metadata")
 	md, _ := obj["metadata"].(map[string]any)
@@ -127,19 +126,15 @@ func appendStored(dst []byte, obj Object, apiVersion, kind string, mf []byte, la
 			break
 		}
 		if lay != nil {
-			lay.note(i, e.name, span{start, len(dst) - base})
+			lay.note(e.name, span{start, len(dst) - base})
 		}
 	}
 	putMembers(mp)
 	return closeObject(dst, err)
 }
 
-// note records top-level member i, name, at m.
-func (l *spliceLayout) note(i int, name string, m span) {
-	if i >= maxSpliceMembers {
-		l.mode = 0 // more than spliceStored's scan takes: the answer is left to it
-		return
-	}
+// note records top-level member name at m.
+func (l *spliceLayout) note(name string, m span) {
 	switch name {
 	case "apiVersion":
 		l.api = m

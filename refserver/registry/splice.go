@@ -35,8 +35,7 @@ const (
 // does. The scan checks all of that instead of trusting it: whitespace,
 // unsorted or duplicate keys, a string or number MarshalJSON would write
 // otherwise, no metadata object, a resourceVersion already there, another
-// apiVersion or kind, more than maxSpliceMembers top-level members or nesting
-// deeper than maxSpliceDepth gives ok false.
+// apiVersion or kind, or nesting deeper than maxSpliceDepth gives ok false.
 //
 // One difference is deliberate: an integer of 16 to 18 digits is kept as
 // stored, where decode's float64 would round one beyond 2^53; kube-apiserver
@@ -102,10 +101,6 @@ func (s *spliceLayout) splice(stored []byte, rev int64, form spliceForm) []byte 
 // left to decode (MarshalJSON's own bound is far beyond real objects).
 const maxSpliceDepth = 64
 
-// maxSpliceMembers bounds the top-level members the scan notes (real
-// objects have a handful); more are left to decode.
-const maxSpliceMembers = 16
-
 // Where resourceVersion goes in metadata.
 const (
 	insertBefore = iota + 1 // before the member at insert (a key after "resourceVersion")
@@ -117,7 +112,6 @@ const (
 // cuts at.
 type spliceScan struct {
 	b []byte
-	n int // top-level members seen
 	spliceLayout
 }
 
@@ -167,10 +161,9 @@ func (s *spliceScan) top(apiVersion, kind string) bool {
 		default:
 			j, ok = s.value(j, 1)
 		}
-		if !ok || j >= len(b) || s.n == maxSpliceMembers {
+		if !ok || j >= len(b) {
 			return false
 		}
-		s.n++
 		if b[j] == '}' {
 			if j+1 != len(b) {
 				return false
