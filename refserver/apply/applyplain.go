@@ -42,7 +42,7 @@ func (m *Manager) plainApply(live, applied map[string]any, entries []mfEntry, ma
 	// The merge first: it is what most often declines (an applier's
 	// changed configuration), and costs least.
 	changed := &fieldpath.Set{}
-	merged, ok := mergeApplied(live, applied, nil, changed)
+	merged, ok := mergeApplied(live, applied, nil, nil, &mergeChanges{paths: changed})
 	if !ok || own >= 0 && !changed.Empty() {
 		return nil, "", false
 	}
@@ -120,26 +120,33 @@ func (m *Manager) plainApply(live, applied map[string]any, entries []mfEntry, ma
 	return out, which, true
 }
 
-// mergeApplied is applied merged into live (the maps at path), and adds to
-// changed what structured-merge-diff's comparison of live with the result
-// finds added or modified: each new field and every field below it, each
-// scalar now unequal. Neither input is modified; the result shares what
-// did not change. A value of another type than live's, or a list or null
-// where live has one, declines.
-func mergeApplied(live, applied map[string]any, path fieldpath.Path, changed *fieldpath.Set) (map[string]any, bool) {
+// mergeApplied is applied merged into live (the maps at path, strip the
+// part of a strip set below it), and notes in ch what structured-merge-
+// diff's comparison of live with the result finds added or modified: each
+// new field and every field below it, each scalar now unequal. Neither
+// input is modified; the result shares what did not change. A value of
+// another type than live's, or a list or null where live has one, declines.
+func mergeApplied(live, applied map[string]any, path fieldpath.Path, strip *stripNode, ch *mergeChanges) (map[string]any, bool) {
 	out := make(map[string]any, len(live)+len(applied))
 	for k, v := range live {
 		out[k] = v
 	}
 	for k, av := range applied {
-		name := k
-		p := append(path[:len(path):len(path)], fieldpath.PathElement{FieldName: &name})
+		var p fieldpath.Path
+		if ch.paths != nil {
+			name := k
+			p = append(path[:len(path):len(path)], fieldpath.PathElement{FieldName: &name})
+		}
+		member, below := strip.stripped(k)
 		lv, inLive := live[k]
 		out[k] = av
 		am, isMap := av.(map[string]any)
 		switch {
 		case !inLive:
-			insertAll(changed, p, av)
+			ch.any = true
+			if ch.paths != nil {
+				insertAll(ch.paths, p, av)
+			}
 		case isMap:
 			lm, wasMap := lv.(map[string]any)
 			if !wasMap {
@@ -148,7 +155,7 @@ func mergeApplied(live, applied map[string]any, path fieldpath.Path, changed *fi
 			if len(lm) == 0 && len(am) == 0 {
 				continue // equal
 			}
-			m, ok := mergeApplied(lm, am, p, changed)
+			m, ok := mergeApplied(lm, am, p, below, ch)
 			if !ok {
 				return nil, false
 			}
@@ -163,11 +170,27 @@ func mergeApplied(live, applied map[string]any, path fieldpath.Path, changed *fi
 				return nil, false
 			}
 			if !sameScalar(lv, av) {
-				changed.Insert(p)
+				ch.any = true
+				ch.listed = ch.listed || member
+				if ch.paths != nil {
+					ch.paths.Insert(p)
+				}
 			}
 		}
 	}
 	return out, true
+}
+
+// mergeChanges is what mergeApplied notes: the paths it added or modified
+// (only when paths is not nil, as the general apply compares them with each
+// entry: building them is most of a merge's allocations), whether there is
+// any, and whether a modified scalar is one of the fields an everyField
+// walk of live with the strip given lists (what the stored apply's one
+// entry owns, so a conflict). An added field is never one of live's.
+type mergeChanges struct {
+	paths  *fieldpath.Set
+	any    bool
+	listed bool
 }
 
 // insertAll adds p and, for a map, every path below it.

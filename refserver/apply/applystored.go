@@ -6,8 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-
 	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
@@ -81,17 +79,10 @@ func (m *Manager) ApplyStored(live map[string]any, liveMF []byte, applied map[st
 	}
 
 	// The merge, and its conflicts: the entry owns every field of live
-	// outside the server's metadata, so any of those the merge changed.
-	changed := &fieldpath.Set{}
-	merged, ok := mergeApplied(live, applied, nil, changed)
-	if !ok {
-		return nil, nil, false
-	}
-	conflict := false
-	changed.Iterate(func(p fieldpath.Path) {
-		conflict = conflict || listedMember(live, updateStrip, p)
-	})
-	if conflict {
+	// outside the server's metadata, so any of those the merge modified.
+	var changed mergeChanges
+	merged, ok := mergeApplied(live, applied, nil, updateStrip, &changed)
+	if !ok || changed.listed {
 		return nil, nil, false
 	}
 
@@ -105,7 +96,7 @@ func (m *Manager) ApplyStored(live map[string]any, liveMF []byte, applied map[st
 	var now [32]byte
 	var stamp []byte
 	obj := live
-	if !changed.Empty() {
+	if changed.any {
 		obj = merged
 		stamp = m.now().UTC().AppendFormat(now[:0], time.RFC3339)
 	}
@@ -137,29 +128,4 @@ func storedWriter(mf []byte) (string, bool) {
 		ok = json.Unmarshal(raw, &name) == nil
 	}
 	return name, ok && name != ""
-}
-
-// listedMember reports whether p (field names, as mergeApplied's paths)
-// is a member of the fields an everyField walk lists for live with strip:
-// p names a value of live that strip does not take out.
-func listedMember(live map[string]any, strip *stripNode, p fieldpath.Path) bool {
-	cur := live
-	for i, pe := range p {
-		if pe.FieldName == nil {
-			return true // not a path of maps: counted as a conflict, which declines
-		}
-		v, present := cur[*pe.FieldName]
-		if !present {
-			return false
-		}
-		member, below := strip.stripped(*pe.FieldName)
-		if i == len(p)-1 {
-			return member
-		}
-		if cur, present = v.(map[string]any); !present {
-			return false
-		}
-		strip = below
-	}
-	return false
 }
