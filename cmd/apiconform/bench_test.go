@@ -178,12 +178,43 @@ func TestBenchCeilingChild(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || string(body) != `{"kind":"ConfigMap"}` || resp.Proto != "HTTP/2.0" {
 		t.Fatalf("ceiling answered %s %d %s", resp.Proto, resp.StatusCode, body)
 	}
+	// The ceiling runs with the serving process's settings: after a
+	// collection, stackstart's ballast is parked in it.
+	if !ballastParked(ctx, t, prof.addr) {
+		t.Errorf("no stackstart ballast in the ceiling process after a collection")
+	}
 	c.stop()
 	select {
 	case <-c.done:
 	default:
 		t.Fatal("ceiling still running after stop")
 	}
+}
+
+// ballastParked forces a collection in the process profiled at addr
+// (/debug/pprof/heap?gc=1) and reports whether a stackstart ballast
+// goroutine shows in its goroutines within ten seconds.
+func ballastParked(ctx context.Context, t *testing.T, addr string) bool {
+	t.Helper()
+	get := func(path string) string {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		get("/debug/pprof/heap?gc=1")
+		if strings.Contains(get("/debug/pprof/goroutine?debug=1"), "stackstart.(*Keeper).park") {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
 }
 
 func TestStartChildFailure(t *testing.T) {
