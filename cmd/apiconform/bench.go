@@ -204,7 +204,7 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 		}
 		defer ceiling.stop()
 		bt, err := connect(ctx, framework.Target{Kubeconfig: ceiling.kubeconfig, Name: "ceiling"},
-			loadgen.TargetInfo{Name: "ceiling", Role: loadgen.RoleCeiling, Mode: "separate process, HTTPS, stored answers"}, false)
+			loadgen.TargetInfo{Name: "ceiling", Role: loadgen.RoleCeiling, Mode: "separate process (serve's process settings), HTTPS, stored answers"}, false)
 		if err != nil {
 			return withExit(exitUsage, err)
 		}
