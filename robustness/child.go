@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/apiconform/apiconform/refserver"
-	"github.com/apiconform/apiconform/refserver/hugeheap"
+	"github.com/apiconform/apiconform/refserver/servingproc"
 	"github.com/apiconform/apiconform/refserver/stackstart"
 )
 
@@ -49,13 +49,11 @@ func RunChildIfAsked() {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
-	// As apiconform serve: new goroutines start with the stack a write
-	// needs. Its ballast goroutines are not the server's work, and are
-	// left out of the count.
-	ballast := stackstart.Keep()
-	// As apiconform serve, once serving: the heap on huge pages where the
-	// kernel gives them only on request.
-	go hugeheap.Advise()
+	// As apiconform serve (package servingproc). The ballast goroutines
+	// are not the server's work, and are left out of the count.
+	settings := servingproc.Start()
+	ballast := settings.Ballast
+	settings.Serving()
 	fmt.Println(srv.URL())
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -75,7 +73,7 @@ func RunChildIfAsked() {
 		b, _ := json.Marshal(st)
 		fmt.Println(string(b))
 	}
-	ballast.Stop()
+	settings.Stop()
 	cancel()
 	_ = srv.Close()
 	os.Exit(0)

@@ -27,8 +27,7 @@ import (
 
 	"github.com/apiconform/apiconform/loadgen"
 	"github.com/apiconform/apiconform/refserver"
-	"github.com/apiconform/apiconform/refserver/hugeheap"
-	"github.com/apiconform/apiconform/refserver/stackstart"
+	"github.com/apiconform/apiconform/refserver/servingproc"
 	"github.com/apiconform/apiconform/suites/framework"
 )
 
@@ -648,13 +647,12 @@ func newBenchCeilingCmd() *cobra.Command {
 			if kubeconfig == "" {
 				return withExit(exitUsage, errors.New("--write-kubeconfig is required"))
 			}
-			// The process settings `apiconform serve` runs with: they
-			// lower what the transport's own goroutines cost (frame
-			// writers grow their stacks in TLS and HPACK), so a ceiling
-			// without them would understate what the transport allows.
-			ballast := stackstart.Keep()
-			defer ballast.Stop()
-			go hugeheap.Advise()
+			// A serving process's settings, as apiconform serve's (see
+			// package servingproc): without them the ceiling would
+			// understate what the transport allows.
+			settings := servingproc.Start()
+			defer settings.Stop()
+			settings.Serving()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			token := refserver.NewToken()

@@ -22,8 +22,7 @@ import (
 	"github.com/apiconform/apiconform/refserver"
 	"github.com/apiconform/apiconform/refserver/auth"
 	"github.com/apiconform/apiconform/refserver/faults"
-	"github.com/apiconform/apiconform/refserver/hugeheap"
-	"github.com/apiconform/apiconform/refserver/stackstart"
+	"github.com/apiconform/apiconform/refserver/servingproc"
 )
 
 // ListeningPrefix starts the line the command prints once it serves,
@@ -89,10 +88,9 @@ every client on its address.`,
 			if err != nil {
 				return err
 			}
-			// This process is a server: new goroutines start with the
-			// stack a write needs (see package stackstart).
-			ballast := stackstart.Keep()
-			defer ballast.Stop()
+			// This process is a server (see package servingproc).
+			settings := servingproc.Start()
+			defer settings.Stop()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if err := srv.Start(ctx); err != nil {
@@ -116,10 +114,7 @@ every client on its address.`,
 			if kubeconfigFile != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "kubeconfig written to %s\n", kubeconfigFile)
 			}
-			// The heap on huge pages where the kernel gives them only on
-			// request (see package hugeheap); once serving, so that
-			// start-up does not share the CPU with its 10 ms.
-			go hugeheap.Advise()
+			settings.Serving()
 			// The data file's check ends after the server is ready; a file
 			// it refuses ends the server as a file refused at open does.
 			if err := srv.WaitStoreChecked(ctx); err != nil && ctx.Err() == nil {
