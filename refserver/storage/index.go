@@ -3,6 +3,7 @@ package storage
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // version is one write to a key: a value, or a tombstone for a deletion.
@@ -98,10 +99,11 @@ func rotateLeft(n *treapNode) *treapNode {
 func (ix *keyIndex) get(key string) *treapNode {
 	n := ix.root
 	for n != nil {
-		switch {
-		case key < n.key:
+		// One comparison per node: the keys share long prefixes.
+		switch c := strings.Compare(key, n.key); {
+		case c < 0:
 			n = n.left
-		case key > n.key:
+		case c > 0:
 			n = n.right
 		default:
 			return n
@@ -155,10 +157,10 @@ func treapRemove(n *treapNode, key string) (*treapNode, bool) {
 		return nil, false
 	}
 	var found bool
-	switch {
-	case key < n.key:
+	switch c := strings.Compare(key, n.key); {
+	case c < 0:
 		n.left, found = treapRemove(n.left, key)
-	case key > n.key:
+	case c > 0:
 		n.right, found = treapRemove(n.right, key)
 	default:
 		switch {
@@ -184,10 +186,10 @@ func (ix *keyIndex) addLive(key string, delta int) {
 	n := ix.root
 	for n != nil {
 		n.live += delta
-		switch {
-		case key < n.key:
+		switch c := strings.Compare(key, n.key); {
+		case c < 0:
 			n = n.left
-		case key > n.key:
+		case c > 0:
 			n = n.right
 		default:
 			return
