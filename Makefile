@@ -39,21 +39,9 @@ robustness-scale: build ## 100,000 × 1 KiB configmaps in a bbolt store through 
 	APICONFORM_ROBUSTNESS=1 APICONFORM_ROBUSTNESS_SCALE=1 APICONFORM_REFSERVER_BIN=$(CURDIR)/apiconform-refserver $(GO) test -count=1 -timeout 20m -v -run TestStorageScale ./robustness/
 
 FUZZTIME ?= 20s
-# package:target pairs; go test -fuzz takes one package and one target at a time.
-FUZZ_TARGETS = ./refserver/apiserver:FuzzDecodeRequest ./refserver/apiserver:FuzzPatch ./refserver/apiserver:FuzzMergePatch \
-               ./refserver/fieldcheck:FuzzDecode ./refserver/rvplan:FuzzDecodeContinue \
-               ./refserver/storage:FuzzDecodeRecord \
-               ./refserver/registry:FuzzMarshalJSON ./refserver/registry:FuzzSameJSON ./refserver/registry:FuzzSpliceItem \
-               ./refserver/jsonvalue:FuzzJSONCopy ./refserver/jsonvalue:FuzzParse \
-               ./refserver/apply:FuzzUpdateFastPath ./refserver/apply:FuzzApplyFastPath \
-               ./refserver/fieldcheck:FuzzTypeMeta ./refserver/fieldcheck:FuzzDecodeApplyOnePass ./refserver/fieldcheck:FuzzTypedFastCheck \
-               ./refserver/apiserver:FuzzProtobufBody ./refserver/apiserver:FuzzAccept ./spec/openapi:FuzzLoadBytes
 
-fuzz: ## run each fuzz target for FUZZTIME (default 20s)
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg; \
-	done
+fuzz: ## run every fuzz target of the module for FUZZTIME each (default 20s); FUZZ="FuzzA FuzzB" runs only those
+	GO=$(GO) FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh $(FUZZ)
 
 conformance: build ## run every suite against the embedded reference server
 	./apiconform run --out $(OUT)/refserver
