@@ -4,8 +4,8 @@
 # line per target and a summary; exits 1 if any target failed.
 #
 # A target fails when go test writes a failing input for it (under the
-# package's testdata/fuzz/<target>/, which go test then replays as a seed) or
-# fails the same way twice. Go 1.26's fuzzing coordinator can end a run
+# package's testdata/fuzz/<target>/, which go test then replays as a seed),
+# or fails otherwise twice in a row. Go 1.26's fuzzing coordinator can end a run
 # bounded by time with "context deadline exceeded" and no input written
 # (golang/go#75804, fixed in Go 1.27): that found nothing, so such a run is
 # repeated once before it counts.
@@ -18,18 +18,30 @@ GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-20s}
 cd "$(dirname "$0")/.."
 
-# dir<TAB>target for every "func FuzzX(f *testing.F)" in a test file.
-targets=$(grep -rE --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*\(' . |
-	grep -v '/testdata/' |
-	sed -E 's#^\./(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\($#\1\t\2#' | sort -u)
+# dir<TAB>target for every "func FuzzX(f *testing.F)" in a test file of the
+# module's packages (go list: not oracle/, a module of its own, nor testdata).
+module=$("$GO" list -m -f '{{.Dir}}')
+targets=$("$GO" list -f '{{.Dir}}' ./... | while read -r dir; do
+	rel=${dir#"$module"/}
+	[ "$dir" = "$module" ] && rel=.
+	for fn in $(cat "$dir"/*_test.go 2>/dev/null | sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p'); do
+		printf '%s\t%s\n' "$rel" "$fn"
+	done
+done | sort -u)
 if [ $# -gt 0 ]; then
 	want=" $* "
 	targets=$(printf '%s\n' "$targets" | while IFS=$'\t' read -r dir fn; do
 		case "$want" in *" $fn "*) printf '%s\t%s\n' "$dir" "$fn" ;; esac
 	done)
 fi
+for name in "$@"; do
+	if ! printf '%s\n' "$targets" | cut -f2 | grep -qx "$name"; then
+		echo "fuzz: no fuzz target named $name" >&2
+		exit 2
+	fi
+done
 if [ -z "$targets" ]; then
-	echo "fuzz: no fuzz target matches: $*" >&2
+	echo "fuzz: no fuzz targets found" >&2
 	exit 2
 fi
 
