@@ -10,7 +10,10 @@ import (
 // The ring never answers with bytes other than those kept for a key, keeps
 // the latest answers that fit, and refuses what it should not keep.
 func TestAnswerRing(t *testing.T) {
-	key := func(i int) itemKey { return itemKey{key: fmt.Sprint("k", i), form: "object-json"} }
+	// A write's answer: each at a revision of its own, as the store gives.
+	key := func(i int) itemKey {
+		return itemKey{key: fmt.Sprint("k", i), revision: int64(i + 1), form: formObjectName}
+	}
 	answer := func(i, n int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, n) }
 
 	t.Run("cases", func(t *testing.T) {
@@ -55,6 +58,30 @@ func TestAnswerRing(t *testing.T) {
 		}
 	})
 
+	// The ring finds an answer by revision; a key that shares it but differs
+	// in anything else is a miss, never that answer.
+	t.Run("another key at the same revision", func(t *testing.T) {
+		r := newAnswerRing(100)
+		r.put(key(0), answer(0, 10))
+		for name, other := range map[string]itemKey{
+			"key":     {key: "other", revision: 1, form: formObjectName},
+			"version": {version: "v2", key: "k0", revision: 1, form: formObjectName},
+			"form":    {key: "k0", revision: 1, form: formItemName},
+			"kind":    {kind: &Kind{}, key: "k0", revision: 1, form: formObjectName},
+		} {
+			if b, ok := r.get(other); ok {
+				t.Errorf("%s differs: answered %q", name, b)
+			}
+			r.put(other, answer(1, 10)) // not kept: the revision's first answer stays
+			if b, ok := r.get(key(0)); !ok || !bytes.Equal(b, answer(0, 10)) {
+				t.Errorf("%s differs: after its put, key 0 answers %q, %v", name, b, ok)
+			}
+			if b, ok := r.get(other); ok {
+				t.Errorf("%s differs: answered %q after its put", name, b)
+			}
+		}
+	})
+
 	t.Run("random against a model", func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		const size = 1000
@@ -82,4 +109,20 @@ func TestAnswerRing(t *testing.T) {
 			t.Fatalf("held %d answers, queue %d", held, r.n)
 		}
 	})
+}
+
+// BenchmarkAnswerRingPut: a write keeping its answer in a full ring (so each
+// put also drops the oldest), keys as the store names configmaps.
+func BenchmarkAnswerRingPut(b *testing.B) {
+	r := newAnswerRing(writtenBudget)
+	answer := bytes.Repeat([]byte("x"), 1200)
+	k := &Kind{}
+	keys := make([]string, 4096)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("/registry/configmaps/bench-namespace/cm-%05d", i)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r.put(itemKey{kind: k, version: "v1", key: keys[i%len(keys)], revision: int64(i + 1), form: formObjectName}, answer)
+	}
 }

@@ -16,10 +16,14 @@ import (
 // watch cache keeps each object's labels beside it for the same reason).
 // A key's revision identifies its value, so entries never go stale; the
 // oldest are dropped once the cache holds labelCacheSize of them.
+//
+// Entries are found by revision alone: every write takes a revision of its
+// own, and hashing an integer costs a write less than hashing its key (the
+// entry holds the key, which a lookup checks).
 type labelCache struct {
 	mu    sync.Mutex
-	items map[labelKey]storedLabels
-	ring  []labelKey // insertion order, for eviction
+	items map[int64]labelEntry
+	ring  []int64 // revisions in insertion order, for eviction
 	next  int
 	full  bool // every ring slot names an entry
 }
@@ -27,6 +31,11 @@ type labelCache struct {
 type labelKey struct {
 	key      string
 	revision int64
+}
+
+type labelEntry struct {
+	key    string
+	labels storedLabels
 }
 
 // storedLabels is what a stored value's metadata.labels read as; ok is false
@@ -77,20 +86,16 @@ func (l compactLabels) Get(key string) string { v, _ := l.Lookup(key); return v 
 const labelCacheSize = 1 << 15
 
 func newLabelCache() *labelCache {
-	return &labelCache{items: make(map[labelKey]storedLabels), ring: make([]labelKey, labelCacheSize)}
+	return &labelCache{items: make(map[int64]labelEntry), ring: make([]int64, labelCacheSize)}
 }
 
 // get returns kv's labels, parsing the stored value on a miss.
 func (c *labelCache) get(kv storage.KeyValue) storedLabels {
-	key := labelKey{key: kv.Key, revision: kv.ModRevision}
-	c.mu.Lock()
-	sl, hit := c.items[key]
-	c.mu.Unlock()
-	if hit {
+	if sl, hit := c.lookup(kv.Key, kv.ModRevision); hit {
 		return sl
 	}
-	sl = parseLabels(kv.Value)
-	c.put(key, sl)
+	sl := parseLabels(kv.Value)
+	c.put(labelKey{key: kv.Key, revision: kv.ModRevision}, sl)
 	return sl
 }
 
@@ -99,24 +104,28 @@ func (c *labelCache) get(kv storage.KeyValue) storedLabels {
 func (c *labelCache) lookup(key string, rev int64) (storedLabels, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	sl, hit := c.items[labelKey{key: key, revision: rev}]
-	return sl, hit
+	e, hit := c.items[rev]
+	if !hit || e.key != key {
+		return storedLabels{}, false
+	}
+	return e.labels, true
 }
 
-// put keeps sl as the labels of key (at most once).
+// put keeps sl as the labels of key (at most once; another key's at the
+// same revision is kept instead, and this key's lookups miss).
 func (c *labelCache) put(key labelKey, sl storedLabels) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, hit := c.items[key]; hit {
+	if _, hit := c.items[key.revision]; hit {
 		return
 	}
 	if c.full {
 		delete(c.items, c.ring[c.next])
 	}
-	c.ring[c.next] = key
+	c.ring[c.next] = key.revision
 	c.next = (c.next + 1) % len(c.ring)
 	c.full = c.full || c.next == 0
-	c.items[key] = sl
+	c.items[key.revision] = labelEntry{key: key.key, labels: sl}
 }
 
 // parseLabels reads metadata.labels of a stored value as Selector.Matches

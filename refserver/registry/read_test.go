@@ -91,7 +91,7 @@ func TestLabelCacheBounded(t *testing.T) {
 	if n := len(c.items); n != labelCacheSize {
 		t.Fatalf("cache holds %d entries, want %d", n, labelCacheSize)
 	}
-	if _, ok := c.items[labelKey{key: "k", revision: 1}]; ok {
+	if _, ok := c.lookup("k", 1); ok {
 		t.Error("the oldest entry was kept")
 	}
 	if sl := c.get(storage.KeyValue{Key: "k", Value: []byte(`{"metadata":{"labels":{"a":"b"}}}`), ModRevision: labelCacheSize + 10}); !sl.ok || sl.set.Get("a") != "b" {
@@ -140,5 +140,23 @@ func TestCompactLabelsMatchAsSet(t *testing.T) {
 				t.Errorf("%q on %v: compact %v, set %v", expr, set, got, want)
 			}
 		}
+	}
+}
+
+// The label cache finds entries by revision; another key at that revision
+// misses rather than answering with the first key's labels.
+func TestLabelCacheOtherKeySameRevision(t *testing.T) {
+	c := newLabelCache()
+	if sl := c.get(storage.KeyValue{Key: "a", Value: []byte(`{"metadata":{"labels":{"x":"1"}}}`), ModRevision: 7}); sl.set.Get("x") != "1" {
+		t.Fatalf("a: %+v", sl)
+	}
+	if _, ok := c.lookup("b", 7); ok {
+		t.Fatal("b at a's revision was answered with a's labels")
+	}
+	if sl := c.get(storage.KeyValue{Key: "b", Value: []byte(`{"metadata":{"labels":{"x":"2"}}}`), ModRevision: 7}); sl.set.Get("x") != "2" {
+		t.Fatalf("b: got %+v, want its own labels", sl)
+	}
+	if sl, ok := c.lookup("a", 7); !ok || sl.set.Get("x") != "1" {
+		t.Fatalf("a after b: %+v, %v", sl, ok)
 	}
 }
