@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/apiconform/apiconform/reports"
 	"github.com/apiconform/apiconform/reports/result"
@@ -20,12 +21,16 @@ var (
 	htmlJS string
 )
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"icon":     htmlIcon,
-	"word":     statusWord,
-	"cellWord": cellWord,
-	"add1":     func(i int) int { return i + 1 },
-}).Parse(htmlTemplateText))
+// htmlTemplate is parsed on first use, not at start-up: every command of
+// the binary, apiconform serve among them, paid its 5 ms before main.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"icon":     htmlIcon,
+		"word":     statusWord,
+		"cellWord": cellWord,
+		"add1":     func(i int) int { return i + 1 },
+	}).Parse(htmlTemplateText))
+})
 
 // The view is the report flattened into what the template lays out.
 type htmlView struct {
@@ -368,7 +373,7 @@ func WriteHTML(w io.Writer, rep *reports.Report) error {
 			}
 		}
 	}
-	return htmlTemplate.Execute(w, v)
+	return htmlTemplate().Execute(w, v)
 }
 
 func failureView(f reports.FailureEntry, anchor string) htmlFailure {
