@@ -73,6 +73,49 @@ type PhaseSummary struct {
 	// of the ceiling over the reference server's, medians of the rounds'.
 	CPUVsOracle  float64 `json:"kubeAPIServerCPUOverRefserver,omitempty"`
 	CPUVsCeiling float64 `json:"ceilingCPUOverRefserver,omitempty"`
+	// Goal is the phase judged against the throughput goal (nil without
+	// both the target and the ceiling).
+	Goal *Goal `json:"goal,omitempty"`
+}
+
+// The throughput goal a phase is judged against: at least GoalMultiple
+// times the target's throughput or, where that is beyond what the transport
+// allows (above GoalCeilingFraction of the ceiling), at least that fraction
+// of the ceiling. The lower of the two bars, so that a phase is not held to
+// 0.99 of the ceiling because the target happened to be a tenth of it.
+const (
+	GoalMultiple        = 10
+	GoalCeilingFraction = 0.80
+)
+
+// Goal is one phase judged against the throughput goal.
+type Goal struct {
+	Rule string `json:"rule"` // GoalRuleMultiple or GoalRuleCeiling: the lower bar, the one the phase is held to
+	Met  bool   `json:"met"`
+}
+
+const (
+	GoalRuleMultiple = "multiple" // GoalMultiple× the target
+	GoalRuleCeiling  = "ceiling"  // GoalCeilingFraction of the ceiling, below GoalMultiple× the target
+)
+
+// judgeGoal holds a phase to the goal from three paired ratios (medians of
+// the rounds'): the reference server over the target and over the ceiling,
+// and the ceiling over the target. Each is judged as the tables print it,
+// to two decimals, so that a cell never reads 0.80 and "not met". nil when
+// a ratio is missing.
+func judgeGoal(vsTarget, vsCeiling, ceilingVsTarget float64) *Goal {
+	if vsTarget == 0 || vsCeiling == 0 || ceilingVsTarget == 0 {
+		return nil
+	}
+	shown := func(v float64) float64 { return math.Round(v*100) / 100 }
+	g := &Goal{Rule: GoalRuleMultiple}
+	if GoalCeilingFraction*shown(ceilingVsTarget) < GoalMultiple {
+		g.Rule = GoalRuleCeiling
+	}
+	// Meeting either bar meets the lower one.
+	g.Met = shown(vsTarget) >= GoalMultiple || shown(vsCeiling) >= GoalCeilingFraction
+	return g
 }
 
 // Report is what `apiconform bench` measured: the machine, the method, every
@@ -143,6 +186,7 @@ func (r *Report) Summarize() {
 		s.VsCeiling = r.ratio(phase, byRole[RoleRefserver], byRole[RoleCeiling])
 		s.CPUVsOracle = r.cpuRatio(phase, byRole[RoleRefserver], byRole[RoleOracle])
 		s.CPUVsCeiling = r.cpuRatio(phase, byRole[RoleRefserver], byRole[RoleCeiling])
+		s.Goal = judgeGoal(s.VsOracle, s.VsCeiling, r.ratio(phase, byRole[RoleCeiling], byRole[RoleOracle]))
 		r.Summary = append(r.Summary, s)
 	}
 }
@@ -252,6 +296,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		head = append(head, t.Name+" ops/s")
 	}
 	head = append(head, r.ratioHeads(throughputRatios)...)
+	if r.goalShown() {
+		head = append(head, "goal")
+	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, s := range r.Summary {
 		row := []string{s.Phase, fmt.Sprint(s.ops())}
@@ -264,10 +311,16 @@ func (r *Report) WriteText(w io.Writer) error {
 			row = append(row, fmt.Sprintf("%.0f ±%.0f%%", f.OpsPerSec, spread(f)))
 		}
 		row = append(row, r.ratioCells(throughputRatios, s)...)
+		if r.goalShown() {
+			row = append(row, r.goalCell(s))
+		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if r.goalShown() {
+		fmt.Fprintln(w, r.goalLine())
 	}
 	fmt.Fprintln(w)
 	head = []string{"latency p50 / p99"}
@@ -446,6 +499,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, " %s |", h)
 		sep += "--:|"
 	}
+	if r.goalShown() {
+		b.WriteString(" goal |")
+		sep += "---|"
+	}
 	for _, t := range r.Targets {
 		fmt.Fprintf(&b, " %s p50 / p99 |", t.Name)
 		sep += "--:|"
@@ -463,6 +520,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for _, c := range r.ratioCells(throughputRatios, s) {
 			fmt.Fprintf(&b, " %s |", c)
 		}
+		if r.goalShown() {
+			fmt.Fprintf(&b, " %s |", r.goalCell(s))
+		}
 		for _, t := range r.Targets {
 			if f, ok := s.figure(t.Name); ok {
 				fmt.Fprintf(&b, " %s / %s |", round(f.P50), round(f.P99))
@@ -471,6 +531,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 		}
 		b.WriteString("\n")
+	}
+	if r.goalShown() {
+		b.WriteString("\n" + r.goalLine() + "\n")
 	}
 	if r.metered() {
 		heads := append(r.targetNames(), r.ratioHeads(cpuRatios)...)
@@ -488,6 +551,43 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// goalShown reports whether some phase was judged against the goal.
+func (r *Report) goalShown() bool {
+	return slices.ContainsFunc(r.Summary, func(s PhaseSummary) bool { return s.Goal != nil })
+}
+
+// goalCell is s's verdict and the rule it was held to.
+func (r *Report) goalCell(s PhaseSummary) string {
+	g := s.Goal
+	if g == nil {
+		return "-"
+	}
+	verdict := "not met"
+	if g.Met {
+		verdict = "met"
+	}
+	if g.Rule == GoalRuleCeiling {
+		return fmt.Sprintf("%s (%.2f of ceiling)", verdict, GoalCeilingFraction)
+	}
+	return fmt.Sprintf("%s (%d× %s)", verdict, GoalMultiple, r.shortName(RoleOracle))
+}
+
+// goalLine states the goal and how many of the judged phases met it.
+func (r *Report) goalLine() string {
+	met, judged := 0, 0
+	for _, s := range r.Summary {
+		if s.Goal != nil {
+			judged++
+			if s.Goal.Met {
+				met++
+			}
+		}
+	}
+	k := r.shortName(RoleOracle)
+	return fmt.Sprintf("goal: each phase ≥%d× %s or, where that is above %.2f of the ceiling, ≥%.2f of the ceiling; met by %d of %d phases",
+		GoalMultiple, k, GoalCeilingFraction, GoalCeilingFraction, met, judged)
 }
 
 func (r *Report) targetNames() []string {

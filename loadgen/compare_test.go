@@ -250,3 +250,76 @@ func TestRatioHeadsNameTheTarget(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeGoal: a phase is held to the lower of 10× the target and 0.80 of
+// the ceiling, and meets it by reaching either; each ratio judged as the
+// tables print it.
+func TestJudgeGoal(t *testing.T) {
+	for _, tc := range []struct {
+		name                                 string
+		vsTarget, vsCeiling, ceilingVsTarget float64
+		want                                 *Goal
+	}{
+		{"10× below 0.80 of the ceiling, reached", 32, 0.55, 47, &Goal{Rule: GoalRuleMultiple, Met: true}},
+		{"10× below 0.80 of the ceiling, not reached", 9, 0.2, 45, &Goal{Rule: GoalRuleMultiple}},
+		{"10× beyond the ceiling, under 0.80 of it", 6, 0.68, 8.8, &Goal{Rule: GoalRuleCeiling}},
+		{"10× beyond the ceiling, above 0.80 of it", 6.35, 1.09, 5.8, &Goal{Rule: GoalRuleCeiling, Met: true}},
+		{"10× within the ceiling but above 0.80 of it: held to 0.80", 6, 0.6, 10.5, &Goal{Rule: GoalRuleCeiling}},
+		{"the same, 0.80 reached short of 10×", 8.5, 0.81, 10.5, &Goal{Rule: GoalRuleCeiling, Met: true}},
+		{"10× exactly 0.80 of the ceiling: held to 10×", 9.9, 0.79, 12.5, &Goal{Rule: GoalRuleMultiple}},
+		{"9.996× prints as 10.00×", 9.996, 0.5, 20, &Goal{Rule: GoalRuleMultiple, Met: true}},
+		{"0.7951 prints as 0.80", 6, 0.7951, 7.5, &Goal{Rule: GoalRuleCeiling, Met: true}},
+		{"0.7949 prints as 0.79", 6, 0.7949, 7.5, &Goal{Rule: GoalRuleCeiling}},
+		{"12.496 for the ceiling prints as 12.50: held to 10×", 8, 0.64, 12.496, &Goal{Rule: GoalRuleMultiple}},
+		{"no target", 0, 0.9, 0, nil},
+		{"no ceiling", 12, 0, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := judgeGoal(tc.vsTarget, tc.vsCeiling, tc.ceilingVsTarget)
+			if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
+				t.Fatalf("judgeGoal(%v, %v, %v) = %+v, want %+v", tc.vsTarget, tc.vsCeiling, tc.ceilingVsTarget, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReportGoal: the summary judges each phase from the rounds' paired
+// ratios, and both renderings show the verdict and the count; a report
+// without the target shows no goal.
+func TestReportGoal(t *testing.T) {
+	rep := &Report{Targets: []TargetInfo{{Name: "refserver", Role: RoleRefserver}, {Name: "kube-apiserver", Role: RoleOracle}, {Name: "ceiling", Role: RoleCeiling}}}
+	for round := range 3 {
+		rep.Runs = append(rep.Runs,
+			run("refserver", round+1, Phase{Name: PhaseCreate, Ops: 10, OpsPerSec: 680}, Phase{Name: PhaseGet, Ops: 10, OpsPerSec: 900},
+				Phase{Name: PhaseCRCreate, Ops: 10, OpsPerSec: 3900}),
+			run("kube-apiserver", round+1, Phase{Name: PhaseCreate, Ops: 10, OpsPerSec: 100}, Phase{Name: PhaseGet, Ops: 10, OpsPerSec: 150},
+				Phase{Name: PhaseCRCreate, Ops: 10, OpsPerSec: 120}),
+			run("ceiling", round+1, Phase{Name: PhaseCreate, Ops: 10, OpsPerSec: 900}, Phase{Name: PhaseGet, Ops: 10, OpsPerSec: 1000},
+				Phase{Name: PhaseCRCreate, Ops: 10, OpsPerSec: 5600}))
+	}
+	rep.Summarize()
+	want := map[string]Goal{
+		PhaseCreate:   {Rule: GoalRuleCeiling},             // 6.8× kube; 10× kube (1,000) is above 0.80 of the ceiling (720), of which it is 0.76
+		PhaseGet:      {Rule: GoalRuleCeiling, Met: true},  // 6× kube; 10× kube (1,500) is beyond the ceiling (1,000), of which it is 0.90
+		PhaseCRCreate: {Rule: GoalRuleMultiple, Met: true}, // 32.5× kube; 10× kube (1,200) is below 0.80 of the ceiling (4,480)
+	}
+	for _, s := range rep.Summary {
+		if s.Goal == nil || *s.Goal != want[s.Phase] {
+			t.Errorf("%s: goal %+v, want %+v", s.Phase, s.Goal, want[s.Phase])
+		}
+	}
+	text, md := render(t, rep)
+	for _, want := range []string{"goal", "not met (0.80 of ceiling)", "met (0.80 of ceiling)", "met (10× kube)",
+		"goal: each phase ≥10× kube or, where that is above 0.80 of the ceiling, ≥0.80 of the ceiling; met by 2 of 3 phases"} {
+		if !strings.Contains(text, want) || !strings.Contains(md, want) {
+			t.Errorf("text or markdown lacks %q:\n%s\n%s", want, text, md)
+		}
+	}
+
+	rep.Targets = rep.Targets[:1:1]
+	rep.Targets = append(rep.Targets, TargetInfo{Name: "ceiling", Role: RoleCeiling})
+	rep.Summarize()
+	if text, md := render(t, rep); strings.Contains(text, "goal") || strings.Contains(md, "goal") {
+		t.Errorf("a report without the target shows a goal:\n%s\n%s", text, md)
+	}
+}
