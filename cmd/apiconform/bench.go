@@ -74,8 +74,10 @@ The figures are medians over the rounds; a ratio is the median of each
 round's ratio. Each phase also reads the CPU (and the minor page faults)
 the servers' processes used per operation, with the client's: always for
 the reference server and the ceiling, for the target when --target-pids
-names its processes. Each load works in a namespace of its own and deletes
-what it made.`,
+names its processes. With a target and the ceiling, each phase is judged
+against the throughput goal: at least 10× the target's throughput, or 0.80
+of the ceiling's where that is the lower bar (the goal column). Each load
+works in a namespace of its own and deletes what it made.`,
 		Example: `  apiconform bench --kubeconfig .oracle/kubeconfig --json out/bench.json
   apiconform bench --kubeconfig .oracle/kubeconfig --target-pids "$(cat .oracle/kube-apiserver.pid),$(cat .oracle/etcd.pid)"
   apiconform bench --phases watch-fanout --rounds 1 --pprof-dir out/pprof
