@@ -56,7 +56,7 @@ func yamlSafeJSON(body []byte) (keys int, ok bool) {
 			i++
 		case c == '"':
 			start := i
-			for i++; i < len(body) && body[i] != '"'; i++ {
+			for i += 1 + jsonvalue.PlainRun(body[i+1:]); i < len(body) && body[i] != '"'; i++ {
 				if body[i] < 0x20 || body[i] > 0x7e || body[i] == '\\' {
 					return 0, false
 				}

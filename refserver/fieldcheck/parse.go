@@ -118,7 +118,7 @@ func typeMetaKeysOnce(data []byte) bool {
 			key = depth == 1
 		case '"':
 			start, escaped := i+1, false
-			for i++; i < len(data) && data[i] != '"'; i++ {
+			for i += 1 + jsonvalue.PlainRun(data[i+1:]); i < len(data) && data[i] != '"'; i++ {
 				if data[i] == '\\' {
 					escaped = true
 					i++

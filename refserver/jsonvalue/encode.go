@@ -10,7 +10,9 @@ const Hex = "0123456789abcdef"
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	// Runs of plain bytes are passed over a word at a time: from the start
+	// and after each escape (a file's lines end in one).
+	for i := EncodeRun(s); i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
 				i++
@@ -35,6 +37,7 @@ func AppendString(dst []byte, s string) []byte {
 			}
 			i++
 			start = i
+			i += EncodeRun(s[i:])
 			continue
 		}
 		c, size := utf8.DecodeRuneInString(s[i:])

@@ -286,7 +286,7 @@ func (p *jsonParser) string() (string, bool) {
 func (p *jsonParser) stringBytes() ([]byte, bool) {
 	start := p.i + 1
 	ascii := true
-	for j := start; j < len(p.data); j++ {
+	for j := start + PlainRun(p.data[start:]); j < len(p.data); j++ {
 		switch c := p.data[j]; {
 		case c == '"':
 			b := p.data[start:j]
