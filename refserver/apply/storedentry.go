@@ -55,12 +55,6 @@ func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[s
 	if !ok {
 		return nil, nil, false
 	}
-	// It owns exactly live's fields (matchesFields, read through live's
-	// copy: live had no managedFields to pass over).
-	w.buf, w.copied = w.buf[:0], true
-	if !w.appendFields(root, live, updateStrip) || !bytes.Equal(w.buf, storedFields) {
-		return nil, nil, false
-	}
 	// updated itself answers (a copy was a twentieth of an update's
 	// allocations) unless its metadata has whole numbers as float64, which
 	// Update's answer has as int64: then a copy, updated left as it was.
@@ -69,20 +63,38 @@ func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[s
 		out, outMeta = withMetadataCopy(updated, updMeta)
 		integersInt64(outMeta)
 	}
-	// The written object's fields, which it must hold as its own JSON copy:
-	// the entry's if they are the same, else these.
+	// The written object's fields, which it must hold as its own JSON copy.
 	w.buf, w.copied = w.buf[:0], false
 	if !w.appendFields(root, out, updateStrip) {
 		return nil, nil, false
 	}
-	fields := w.buf
+	fields := w.buf[:len(w.buf):len(w.buf)]
+	// The entry's answer is those fields when it owns exactly live's
+	// (matchesFields, read through live's copy: live had no managedFields to
+	// pass over), and also when it owns exactly the written object's, as
+	// after most updates, which change values and keep keys: the update
+	// takes from the entry only fields it removes, which the written object
+	// lacks, and gives it only fields the written object has. Then live's
+	// walk only checks it, listing nothing. (The comparison with a walk's
+	// bytes is also what proves the entry's middle to be a fieldsV1, as
+	// soleStoredEntry asks.)
+	sameFields := bytes.Equal(fields, storedFields)
+	w.copied = true
+	if sameFields {
+		w.emit, w.mode = false, checkOnly
+		if _, _, ok := w.walk(root, live, updateStrip); !ok {
+			return nil, nil, false
+		}
+	} else if !w.appendFields(root, live, updateStrip) || !bytes.Equal(w.buf[len(fields):], storedFields) {
+		return nil, nil, false
+	}
 	if len(fields) == len("{}") { // no field: no entry
 		return out, nil, true
 	}
 	var now [32]byte
 	if changedOutside(live, out, updateStrip) {
 		stamp = m.now().UTC().AppendFormat(now[:0], time.RFC3339) // updateEntry's time
-	} else if bytes.Equal(fields, storedFields) {
+	} else if sameFields {
 		return out, liveMF[:len(liveMF):len(liveMF)], true
 	}
 	return out, entryList(m.gv, fields, manager, "Update", stamp, 0), true
