@@ -65,7 +65,7 @@ func BenchmarkTypedFastCheck(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if !typedFast(body, obj, h.added, d.Schema.goType) {
+		if !typedFast(body, obj, h, d.Schema.goType) {
 			b.Fatal("declined")
 		}
 	}

@@ -15,10 +15,10 @@ import (
 // check finds unknown and duplicate fields of data (the JSON of obj, which
 // has added keys more: see parse) and returns obj without them. The error
 // is a type error (always fatal). fast allows the typed fast check.
-func (d Decoder) check(data []byte, obj map[string]any, added int, fast bool) (map[string]any, []error, error) {
+func (d Decoder) check(data []byte, obj map[string]any, h head, fast bool) (map[string]any, []error, error) {
 	switch {
 	case d.Schema.typed != nil:
-		if fast && typedFast(data, obj, added, d.Schema.goType) {
+		if fast && typedFast(data, obj, h, d.Schema.goType) {
 			return obj, nil, nil
 		}
 		return checkTyped(data, obj, d.Schema.typed())

@@ -245,13 +245,15 @@ func zeroOf(t reflect.Type, s *shape, omitEmpty bool) zeroForm {
 }
 
 // typedFast reports whether checkTyped(data, obj, a new value of t) would answer obj
-// itself and no issues. added counts the keys parse added to obj (apiVersion,
-// kind) that data does not have; Decode puts back what parse filled in.
-func typedFast(data []byte, obj map[string]any, added int, t reflect.Type) bool {
+// itself and no issues. h is what parse read: h.added counts the keys it
+// added to obj (apiVersion, kind) that data does not have, and h.distinct
+// says whether it knows data to repeat no key; Decode puts back what parse
+// filled in.
+func typedFast(data []byte, obj map[string]any, h head, t reflect.Type) bool {
 	keys, ok := typedFastObject(obj, t)
 	// A duplicate key anywhere leaves fewer keys in the maps than in the
 	// text (the map keeps one of them): then checkTyped reports it.
-	return ok && keys-added == keyCount(data)
+	return ok && (h.distinct || keys-h.added == keyCount(data))
 }
 
 // typedFastObject is typedFast for the object alone, whatever text it came

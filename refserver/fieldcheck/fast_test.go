@@ -153,7 +153,7 @@ func fastAnswers(t testing.TB, d Decoder, body []byte) bool {
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	return typedFast(body, obj, h.added, d.Schema.goType)
+	return typedFast(body, obj, h, d.Schema.goType)
 }
 
 // withoutFast runs f with the fast checks off.
@@ -273,7 +273,7 @@ func FuzzTypedFastCheck(f *testing.F) {
 		}
 		for _, d := range decoders {
 			obj, h, err := d.parse(body, body)
-			if err != nil || !typedFast(body, obj, h.added, d.Schema.goType) {
+			if err != nil || !typedFast(body, obj, h, d.Schema.goType) {
 				continue
 			}
 			out, issues, err := checkTyped(body, obj, d.Schema.typed())

@@ -120,7 +120,7 @@ func (d Decoder) Decode(body []byte, format Format, level Level) (map[string]any
 		return obj, nil, nil
 	}
 	gvk := [2]any{obj["apiVersion"], obj["kind"]}
-	obj, more, err := d.check(data, obj, h.added, true)
+	obj, more, err := d.check(data, obj, h, true)
 	if err != nil {
 		return nil, nil, apierrors.NewBadRequest(d.prefix(h) + err.Error())
 	}
@@ -185,7 +185,7 @@ func (d Decoder) DecodePatched(pt PatchType, patch, patched []byte, level Level)
 	}
 	// Nothing puts back what parse filled in: the fast check, which keeps
 	// it, may answer only when parse filled nothing.
-	obj, more, err := d.check(patched, obj, h.added, h.filled == 0)
+	obj, more, err := d.check(patched, obj, h, h.filled == 0)
 	if err != nil {
 		return nil, nil, invalid(err)
 	}

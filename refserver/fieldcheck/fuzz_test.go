@@ -10,6 +10,8 @@ import (
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/apiconform/apiconform/refserver/jsonvalue"
 )
 
 // FuzzDecode checks, for any body, that the levels agree with each other and
@@ -78,13 +80,16 @@ func FuzzTypeMeta(f *testing.F) {
 		if sigsjson.UnmarshalCaseSensitivePreserveInts(data, &obj) != nil {
 			return
 		}
-		got, ok := typeMeta(data, obj)
-		if !ok {
-			return
-		}
 		var want typeMetaJSON
-		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &want); err != nil || got != want {
-			t.Fatalf("%s: took %+v, the typed read gives %+v (%v)", data, got, want, err)
+		werr := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &want)
+		if got, ok := typeMeta(data, obj, false); ok && (werr != nil || got != want) {
+			t.Fatalf("%s: took %+v, the typed read gives %+v (%v)", data, got, want, werr)
+		}
+		// As parse calls it when jsonvalue read the body and saw no key twice.
+		if fastObj, distinct, fast := jsonvalue.ParseDistinct(data, jsonvalue.PreserveInts); fast && distinct {
+			if got, ok := typeMeta(data, fastObj, true); ok && (werr != nil || got != want) {
+				t.Fatalf("%s: took %+v from distinct keys, the typed read gives %+v (%v)", data, got, want, werr)
+			}
 		}
 	})
 }

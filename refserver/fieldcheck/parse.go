@@ -20,13 +20,13 @@ import (
 // unrecognized, and a missing apiVersion is left for the caller's version
 // check ("the API version in the data () does not match ...").
 func (d Decoder) parse(data, original []byte) (map[string]any, head, error) {
-	obj, fast := jsonvalue.Parse(data, jsonvalue.PreserveInts)
+	obj, distinct, fast := jsonvalue.ParseDistinct(data, jsonvalue.PreserveInts)
 	var err error
 	if !fast || !fastChecks {
-		obj = nil
+		obj, distinct = nil, false
 		err = sigsjson.UnmarshalCaseSensitivePreserveInts(data, &obj)
 	}
-	h, ok := typeMeta(data, obj)
+	h, ok := typeMeta(data, obj, distinct)
 	if err != nil || !ok {
 		// The body is not an object with string apiVersion and kind: the
 		// typed read's error comes first, as kube-apiserver reports it.
@@ -73,7 +73,7 @@ func (d Decoder) parse(data, original []byte) (map[string]any, head, error) {
 		kind = d.GVK.Kind
 		fill("kind", kind)
 	}
-	out := head{version: gv.Version, kind: kind, added: added, filled: filled}
+	out := head{version: gv.Version, kind: kind, added: added, filled: filled, distinct: distinct}
 	if !d.Schema.custom && gv != d.GVK.GroupVersion() {
 		// A built-in kind's scheme knows only the endpoint's version.
 		return nil, head{}, apierrors.NewBadRequest(d.prefix(out) + fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", kind, h.APIVersion))
@@ -92,8 +92,10 @@ type typeMetaJSON = struct {
 // parse. ok is false when the typed read could answer otherwise: either is
 // there but not a string or null (the typed read's error), or the body may
 // name one of them twice (the typed read reports a wrong type in any copy).
-func typeMeta(data []byte, obj map[string]any) (typeMetaJSON, bool) {
-	if !typeMetaKeysOnce(data) {
+// distinct: jsonvalue read obj from data and saw no key twice (nor a key
+// with an escape, which it does not read), so the names are there once.
+func typeMeta(data []byte, obj map[string]any, distinct bool) (typeMetaJSON, bool) {
+	if !distinct && !typeMetaKeysOnce(data) {
 		return typeMetaJSON{}, false
 	}
 	apiVersion, ok1 := stringOrNull(obj["apiVersion"])
@@ -155,6 +157,7 @@ type head struct {
 	version, kind string // as the body gives them, or the endpoint's
 	added         int    // keys parse added to the object (the body has no such key)
 	filled        int    // keys parse set (added, or a null or "" replaced)
+	distinct      bool   // the body's objects are known to repeat no key
 }
 
 // prefix is kube-apiserver's lead-in for decoding errors of a body with

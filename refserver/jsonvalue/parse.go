@@ -21,6 +21,16 @@ func Parse(data []byte, numbers Numbers) (map[string]any, bool) {
 	return p.top()
 }
 
+// ParseDistinct is Parse that also reports whether every object in data
+// has distinct keys. When one repeats a key (the last wins), callers that
+// must report duplicates take the slower path that names them; knowing
+// there are none spares them a scan of data.
+func ParseDistinct(data []byte, numbers Numbers) (obj map[string]any, distinct, ok bool) {
+	p := jsonParser{data: data, numbers: numbers}
+	obj, ok = p.top()
+	return obj, ok && !p.repeated, ok
+}
+
 // ParseKeeping is Parse, except that the value of member inner of the object
 // that is member outer of the top-level object (metadata.managedFields) is
 // not decoded: it is checked as Parse would read it (so ParseValue reads it
@@ -79,6 +89,8 @@ type jsonParser struct {
 	outerAt              int
 	kept                 []byte
 	twice                bool
+	// repeated: some object had a key twice.
+	repeated bool
 }
 
 func (p *jsonParser) space() {
@@ -156,7 +168,10 @@ func (p *jsonParser) object(depth int) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			m[k] = v
+			n := len(m)
+			if m[k] = v; len(m) == n {
+				p.repeated = true
+			}
 		}
 		p.space()
 		if p.i >= len(p.data) {

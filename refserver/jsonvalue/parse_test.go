@@ -3,6 +3,8 @@ package jsonvalue
 import (
 	"reflect"
 	"testing"
+
+	sigsjson "sigs.k8s.io/json"
 )
 
 // library decodes data as the library of the number rule does: what Parse
@@ -71,7 +73,34 @@ func FuzzParse(f *testing.F) {
 		if want, err := library(data, numbers); err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q (numbers %d): parsed %#v, the library gives %#v (%v)", data, numbers, got, want, err)
 		}
+		obj, distinct, ok := ParseDistinct(data, numbers)
+		if !ok || !reflect.DeepEqual(obj, got) {
+			t.Fatalf("%q: ParseDistinct gives %#v (%v), Parse %#v", data, obj, ok, got)
+		}
+		var strict map[string]any
+		issues, err := sigsjson.UnmarshalStrict(data, &strict, sigsjson.DisallowDuplicateFields)
+		if err != nil || distinct != (len(issues) == 0) {
+			t.Fatalf("%q: distinct %v, the strict library reports %v (%v)", data, distinct, issues, err)
+		}
 	})
+}
+
+func TestParseDistinct(t *testing.T) {
+	for data, want := range map[string]bool{
+		servedObject:                    true,
+		numbersObject:                   true,
+		`{}`:                            true,
+		`{"a":1,"a":{"b":2}}`:           false,
+		`{"a":{"b":1,"b":1}}`:           false,
+		`{"a":[{"b":1},{"b":1,"b":2}]}`: false,
+		`{"a":[{"b":1},{"b":1}]}`:       true,
+		`{"a":{"b":1},"b":{"a":1}}`:     true,
+	} {
+		_, distinct, ok := ParseDistinct([]byte(data), PreserveInts)
+		if !ok || distinct != want {
+			t.Errorf("ParseDistinct(%s): distinct %v (ok %v), want %v", data, distinct, ok, want)
+		}
+	}
 }
 
 // keptAgain is what ParseKeeping must give for data: Parse's object
