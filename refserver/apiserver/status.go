@@ -104,8 +104,12 @@ func writeObject(w http.ResponseWriter, r *http.Request, code int, v any) {
 			}
 		}
 	}
-	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Cache-Control", "no-cache, private")
+	if ct == "application/json" {
+		setJSONHeaders(w.Header()) // the shared values: no allocation
+	} else {
+		w.Header().Set("Content-Type", ct)
+		w.Header().Set("Cache-Control", "no-cache, private")
+	}
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }
@@ -159,6 +163,9 @@ func marshalOrdered(v any, pretty bool) ([]byte, error) {
 	m, ok := v.(map[string]any)
 	if ok && !pretty {
 		return registry.MarshalObject(m)
+	}
+	if st, isStatus := v.(metav1.Status); isStatus && !pretty {
+		return append(appendStatus(make([]byte, 0, 256), &st), '\n'), nil
 	}
 	if !ok {
 		if pretty {
