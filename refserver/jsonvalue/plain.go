@@ -49,9 +49,9 @@ func PlainRun[T string | []byte](s T) int {
 	return i
 }
 
-// EncodeRun is PlainRun for AppendString, which also escapes '<', '>' and
-// '&'.
-func EncodeRun(s string) int {
+// EncodeRun is PlainRun for what AppendString writes as it is, which is
+// also not '<', '>' or '&' (it escapes them).
+func EncodeRun[T string | []byte](s T) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		w := word(s, i)

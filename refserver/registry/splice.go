@@ -375,7 +375,9 @@ func (s *spliceScan) str(i int) (content []byte, esc bool, end int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, false, i, false
 	}
-	for j := i + 1; j < len(b); {
+	// Plain runs are passed over a word at a time: from the start and after
+	// each escape (a file's lines end in one).
+	for j := i + 1 + jsonvalue.EncodeRun(b[i+1:]); j < len(b); {
 		switch strClass[b[j]] {
 		case strPlain:
 			j++
@@ -388,6 +390,7 @@ func (s *spliceScan) str(i int) (content []byte, esc bool, end int, ok bool) {
 			}
 			esc = true
 			j += n
+			j += jsonvalue.EncodeRun(b[j:])
 		case strNonASCII:
 			r, size := utf8.DecodeRune(b[j:])
 			if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {

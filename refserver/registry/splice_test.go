@@ -183,6 +183,11 @@ func TestSpliceRefusesOddInput(t *testing.T) {
 		{"surrogate pair", head + `,"spec":{"a":"\ud83d\ude00"}}`, false, true},
 		{"bad escape", head + `,"spec":{"a":"\x"}}`, false, false},
 		{"raw <", head + `,"spec":{"a":"<"}}`, false, true},
+		// After runs longer than a word, which the scan passes a word at a time.
+		{"control: long runs around escapes", head + `,"spec":{"a":"` + strings.Repeat("plain-ru", 3) + `\n` + strings.Repeat("plain-ru", 3) + `\u003c` + strings.Repeat("x", 9) + `"}}`, true, true},
+		{"raw < inside a long run", head + `,"spec":{"a":"` + strings.Repeat("plain-ru", 3) + `ab<cdefghijklmno"}}`, false, true},
+		{"raw & inside a long run after an escape", head + `,"spec":{"a":"\n` + strings.Repeat("plain-ru", 3) + `ab&cdefghijklmno"}}`, false, true},
+		{"raw control inside a long run", head + ",\"spec\":{\"a\":\"" + strings.Repeat("plain-ru", 3) + "ab\x01cdefghijklmno\"}}", false, false},
 		{"raw &", head + `,"spec":{"a":"&"}}`, false, true},
 		{"raw U+2028", head + ",\"spec\":{\"a\":\"\u2028\"}}", false, true},
 		{"raw control", head + ",\"spec\":{\"a\":\"\x01\"}}", false, false},
@@ -265,6 +270,7 @@ func FuzzSpliceItem(f *testing.F) {
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":{"k":"é\u2028"},"selfLink":"s"},"spec":{"n":9007199254740993}}`,
 		`{"apiVersion":"v1","binaryData":{},"data":{"k":"\\\"\n"},"immutable":true,"kind":"ConfigMap","metadata":{"creationTimestamp":null,"name":"n","namespace":"ns"}}`,
 		`{"a":1}`, `[]`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"1"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"f":"line one of a file\nline two of it, \u003c\u0026\u003e and more\n"}}`,
 	} {
 		f.Add([]byte(s), false)
 	}
