@@ -121,18 +121,22 @@ func judgeGoal(vsTarget, vsCeiling, ceilingVsTarget float64) *Goal {
 // Report is what `apiconform bench` measured: the machine, the method, every
 // round of every target, and the summary the tables show.
 type Report struct {
-	Version  int            `json:"version"`
-	Started  time.Time      `json:"started"`
-	Duration time.Duration  `json:"duration"`
-	Command  string         `json:"command"`
-	Method   string         `json:"method"`
-	Machine  Machine        `json:"machine"`
-	Plan     Plan           `json:"plan"`
-	Rounds   int            `json:"rounds"`
-	Targets  []TargetInfo   `json:"targets"`
-	Runs     []Result       `json:"runs"`
-	Quiet    *QuietStats    `json:"quiet,omitempty"`
-	Summary  []PhaseSummary `json:"summary"`
+	Version  int           `json:"version"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration"`
+	Command  string        `json:"command"`
+	Method   string        `json:"method"`
+	Machine  Machine       `json:"machine"`
+	Plan     Plan          `json:"plan"`
+	Rounds   int           `json:"rounds"`
+	// Parts is how many parts the reference server and the ceiling took
+	// each per-object phase in, in turn (0 in reports from before parts:
+	// one).
+	Parts   int            `json:"parts,omitempty"`
+	Targets []TargetInfo   `json:"targets"`
+	Runs    []Result       `json:"runs"`
+	Quiet   *QuietStats    `json:"quiet,omitempty"`
+	Summary []PhaseSummary `json:"summary"`
 }
 
 // ReportVersion is the version of the JSON Report.

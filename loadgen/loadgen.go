@@ -36,7 +36,7 @@ type Plan struct {
 	Watchers      int           `json:"watchers"`      // concurrent watches in each watch phase
 	WatchEvents   int           `json:"watchEvents"`   // events each fan-out watcher must receive
 	CustomObjects int           `json:"customObjects"` // custom resources created and read
-	PhaseTimeout  time.Duration `json:"phaseTimeout"`  // deadline of each phase
+	PhaseTimeout  time.Duration `json:"phaseTimeout"`  // deadline of each phase, or of each part of one (Session.StepPart)
 	// Phases limits what is reported (and run, beyond what the others need
 	// as setup); empty means every phase.
 	Phases []string `json:"phases,omitempty"`
@@ -175,12 +175,38 @@ type Session struct {
 	res   Result
 	steps []step
 	next  int
+	part  partial // the parts run so far of the step under way
 }
 
 type step struct {
 	name string
-	run  func(context.Context) ([]time.Duration, time.Duration, error)
+	run  func(context.Context, span) ([]time.Duration, time.Duration, error)
+	// ops is how many operations (objects, walks, lists) a step makes,
+	// which its parts share (StepPart); nil for a step that runs whole.
+	ops func(Plan) int
 }
+
+// span is the operations [lo, hi) of a divisible step that one part makes.
+type span struct{ lo, hi int }
+
+// whole adapts a step that runs whole, ignoring the span.
+func whole(run func(context.Context) ([]time.Duration, time.Duration, error)) func(context.Context, span) ([]time.Duration, time.Duration, error) {
+	return func(ctx context.Context, _ span) ([]time.Duration, time.Duration, error) { return run(ctx) }
+}
+
+// partial is what the parts of a step run so far measured.
+type partial struct {
+	of, done       int // parts the step is cut into, and run
+	lat            []time.Duration
+	elapsed        time.Duration
+	server, client Usage
+	end            func() // OnPhase's, called after the last part
+}
+
+func objects(p Plan) int       { return p.Objects }
+func customObjects(p Plan) int { return p.CustomObjects }
+func listRounds(p Plan) int    { return p.ListRounds }
+func selectorLists(p Plan) int { return p.SelectorLists }
 
 // Start creates the session's namespace (Close deletes it) and plans its
 // steps: the reported phases and the setup the later ones need.
@@ -204,20 +230,20 @@ func Start(ctx context.Context, t Target, plan Plan) (*Session, error) {
 		step
 		need bool // runs even when not reported: later phases depend on it
 	}{
-		{step{PhaseCreate, r.creates}, true},
-		{step{PhaseGet, r.gets}, false},
-		{step{PhaseUpdate, r.updates}, false},
-		{step{PhaseMergePatch, r.mergePatches}, false},
-		{step{PhaseApply, r.applies}, false},
-		{step{PhaseList, r.pagedLists}, false},
-		{step{PhaseListSelector, r.selectorLists}, false},
-		{step{PhaseWatch, r.watchFanout}, false},
-		{step{PhaseWatchSelector, r.watchSelector}, false},
-		{step{PhaseDelete, r.deletes}, true},
-		{step{"crd-setup", r.createCRD}, crds},
-		{step{PhaseCRCreate, r.crCreates}, crds},
-		{step{PhaseCRGet, r.crGets}, false},
-		{step{"crd-cleanup", r.deleteCRD}, crds},
+		{step{PhaseCreate, r.creates, objects}, true},
+		{step{PhaseGet, r.gets, objects}, false},
+		{step{PhaseUpdate, r.updates, objects}, false},
+		{step{PhaseMergePatch, r.mergePatches, objects}, false},
+		{step{PhaseApply, r.applies, objects}, false},
+		{step{PhaseList, r.pagedLists, listRounds}, false},
+		{step{PhaseListSelector, r.selectorLists, selectorLists}, false},
+		{step{PhaseWatch, whole(r.watchFanout), nil}, false},
+		{step{PhaseWatchSelector, whole(r.watchSelector), nil}, false},
+		{step{PhaseDelete, r.deletes, objects}, true},
+		{step{"crd-setup", whole(r.createCRD), nil}, crds},
+		{step{PhaseCRCreate, r.crCreates, customObjects}, crds},
+		{step{PhaseCRGet, r.crGets, customObjects}, false},
+		{step{"crd-cleanup", whole(r.deleteCRD), nil}, crds},
 	}
 	s := &Session{r: r, res: Result{Target: t.Name, Plan: plan}}
 	for _, c := range all {
@@ -242,26 +268,60 @@ func (s *Session) Steps() []string {
 	return names
 }
 
+// MaxParts is how many parts step name can be run in (StepPart): one per
+// operation of a per-object or list step, whose operations the parts
+// share; 1 for a step that runs whole (and for a name the plan lacks).
+func (s *Session) MaxParts(name string) int {
+	i := slices.IndexFunc(s.steps, func(st step) bool { return st.name == name })
+	if i < 0 || s.steps[i].ops == nil {
+		return 1
+	}
+	return max(1, s.steps[i].ops(s.r.plan))
+}
+
 // Step runs the next step, which must be name: the steps of a plan depend
 // on the ones before them.
 func (s *Session) Step(ctx context.Context, name string) error {
+	return s.StepPart(ctx, name, 0, 1)
+}
+
+// StepPart runs part k of n of the next step, which must be name, its parts
+// taken in order: a divisible step's operations in n runs of about equal
+// share, so a comparison can interleave the parts of two targets and each
+// target's figure spans the same stretch of the machine's time. The step's
+// figures (latencies, elapsed time, CPU) sum its parts' and are reported
+// after the last. A step that runs whole has one part.
+func (s *Session) StepPart(ctx context.Context, name string, k, n int) error {
 	if s.next >= len(s.steps) || s.steps[s.next].name != name {
 		return fmt.Errorf("%s: step %q out of order (%d of %v done)", s.r.t.Name, name, s.next, s.Steps())
 	}
 	st := s.steps[s.next]
-	s.next++
 	plan := s.r.plan
+	if n > s.MaxParts(name) {
+		return fmt.Errorf("%s: step %q runs in at most %d parts, not %d", s.r.t.Name, name, s.MaxParts(name), n)
+	}
+	if k != s.part.done || (k > 0 && n != s.part.of) || n < 1 {
+		return fmt.Errorf("%s: part %d of %d of step %q out of order (%d of %d done)", s.r.t.Name, k+1, n, name, s.part.done, s.part.of)
+	}
 	reported := s.reported(st.name)
+	if k == 0 {
+		s.part = partial{of: n}
+		if reported && s.r.t.OnPhase != nil {
+			s.part.end = s.r.t.OnPhase(st.name)
+		}
+	}
+	var part span
+	if st.ops != nil {
+		ops := st.ops(plan)
+		part = span{lo: k * ops / n, hi: (k + 1) * ops / n}
+	}
 	pctx, cancel := context.WithTimeout(ctx, plan.PhaseTimeout)
 	defer cancel()
-	var end func()
-	if reported && s.r.t.OnPhase != nil {
-		end = s.r.t.OnPhase(st.name)
-	}
 	meter := reported && len(s.r.t.Processes) > 0
-	lat, elapsed, server, client, err := s.r.measure(pctx, st, meter)
-	if end != nil {
-		end()
+	lat, elapsed, server, client, err := s.r.measure(pctx, st, part, meter)
+	last := k == n-1 || err != nil
+	if last && s.part.end != nil {
+		s.part.end()
 	}
 	if err != nil {
 		if pctx.Err() != nil && ctx.Err() == nil {
@@ -270,25 +330,35 @@ func (s *Session) Step(ctx context.Context, name string) error {
 		s.next = len(s.steps) // the later steps need this one
 		return fmt.Errorf("%s: %s: %w", s.r.t.Name, st.name, err)
 	}
-	if reported {
-		p := summarize(st.name, lat, elapsed)
-		if meter {
-			p.ServerCPU, p.ServerMinorFaults, p.ClientCPU = server.CPU, server.MinorFaults, client.CPU
-		}
-		s.res.Phases = append(s.res.Phases, p)
+	p := &s.part
+	p.done++
+	p.lat = append(p.lat, lat...)
+	p.elapsed += elapsed
+	p.server, p.client = p.server.Add(server), p.client.Add(client)
+	if !last {
+		return nil
 	}
+	s.next++
+	if reported {
+		ph := summarize(st.name, p.lat, p.elapsed)
+		if meter {
+			ph.ServerCPU, ph.ServerMinorFaults, ph.ClientCPU = p.server.CPU, p.server.MinorFaults, p.client.CPU
+		}
+		s.res.Phases = append(s.res.Phases, ph)
+	}
+	s.part = partial{}
 	return nil
 }
 
-// measure runs st, reading before and after it, when meter, the CPU the
-// server's processes and the client used.
-func (r *runner) measure(ctx context.Context, st step, meter bool) (lat []time.Duration, elapsed time.Duration, server, client Usage, err error) {
+// measure runs part of st, reading before and after it, when meter, the
+// CPU the server's processes and the client used.
+func (r *runner) measure(ctx context.Context, st step, part span, meter bool) (lat []time.Duration, elapsed time.Duration, server, client Usage, err error) {
 	if meter {
 		if server, client, err = r.usage(); err != nil {
 			return nil, 0, Usage{}, Usage{}, err
 		}
 	}
-	if lat, elapsed, err = st.run(ctx); err != nil || !meter {
+	if lat, elapsed, err = st.run(ctx, part); err != nil || !meter {
 		return lat, elapsed, Usage{}, Usage{}, err
 	}
 	server2, client2, err := r.usage()
@@ -437,9 +507,10 @@ func (r *runner) deleteNamespace() {
 		want: []int{http.StatusOK, http.StatusAccepted}})
 }
 
-// parallel runs op for i in [0,n) on plan.Concurrency workers and returns
+// parallel runs op for i in part on plan.Concurrency workers and returns
 // each op's latency.
-func (r *runner) parallel(ctx context.Context, n int, op func(ctx context.Context, i int) error) ([]time.Duration, time.Duration, error) {
+func (r *runner) parallel(ctx context.Context, part span, op func(ctx context.Context, i int) error) ([]time.Duration, time.Duration, error) {
+	n := part.hi - part.lo
 	lat := make([]time.Duration, n)
 	var next atomic.Int64
 	var firstErr error
@@ -458,7 +529,7 @@ func (r *runner) parallel(ctx context.Context, n int, op func(ctx context.Contex
 					return
 				}
 				t0 := time.Now()
-				if err := op(ctx, i); err != nil {
+				if err := op(ctx, part.lo+i); err != nil {
 					once.Do(func() { firstErr = err; cancel() })
 					return
 				}

@@ -31,16 +31,16 @@ func configMap(i int, payload string) []byte {
 
 const payload = "0123456789abcdef0123456789abcdef"
 
-func (r *runner) creates(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.Objects, func(ctx context.Context, i int) error {
+func (r *runner) creates(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.parallel(ctx, part, func(ctx context.Context, i int) error {
 		_, _, err := r.do(ctx, req{op: "create", method: http.MethodPost, path: r.collectionPath(),
 			body: configMap(i, payload), want: []int{http.StatusCreated}})
 		return err
 	})
 }
 
-func (r *runner) gets(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.Objects, func(ctx context.Context, i int) error {
+func (r *runner) gets(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.parallel(ctx, part, func(ctx context.Context, i int) error {
 		_, _, err := r.do(ctx, req{op: "get", method: http.MethodGet, path: r.itemPath(i)})
 		return err
 	})
@@ -48,16 +48,16 @@ func (r *runner) gets(ctx context.Context) ([]time.Duration, time.Duration, erro
 
 // updates replace each object without a resourceVersion (an unconditional
 // update, which configmaps allow).
-func (r *runner) updates(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.Objects, func(ctx context.Context, i int) error {
+func (r *runner) updates(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.parallel(ctx, part, func(ctx context.Context, i int) error {
 		_, _, err := r.do(ctx, req{op: "update", method: http.MethodPut, path: r.itemPath(i),
 			body: configMap(i, "updated-"+payload)})
 		return err
 	})
 }
 
-func (r *runner) mergePatches(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.Objects, func(ctx context.Context, i int) error {
+func (r *runner) mergePatches(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.parallel(ctx, part, func(ctx context.Context, i int) error {
 		_, _, err := r.do(ctx, req{op: "merge-patch", method: http.MethodPatch, path: r.itemPath(i),
 			contentType: "application/merge-patch+json", body: fmt.Appendf(nil, `{"data":{"patched":"%d"}}`, i)})
 		return err
@@ -66,8 +66,8 @@ func (r *runner) mergePatches(ctx context.Context) ([]time.Duration, time.Durati
 
 // applies adds a field of its own under a field manager of its own, so no
 // apply conflicts with the earlier writers.
-func (r *runner) applies(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.Objects, func(ctx context.Context, i int) error {
+func (r *runner) applies(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.parallel(ctx, part, func(ctx context.Context, i int) error {
 		body := fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%05d"},"data":{"applied":"%d"}}`, i, i)
 		_, _, err := r.do(ctx, req{op: "apply", method: http.MethodPatch, path: r.itemPath(i) + "?fieldManager=apiconform-load",
 			contentType: "application/apply-patch+yaml", body: body})
@@ -75,19 +75,20 @@ func (r *runner) applies(ctx context.Context) ([]time.Duration, time.Duration, e
 	})
 }
 
-func (r *runner) deletes(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.Objects, func(ctx context.Context, i int) error {
+func (r *runner) deletes(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.parallel(ctx, part, func(ctx context.Context, i int) error {
 		_, _, err := r.do(ctx, req{op: "delete", method: http.MethodDelete, path: r.itemPath(i)})
 		return err
 	})
 }
 
-// pagedLists walks the whole collection ListRounds times at PageSize; each
-// page is one measured operation, and every walk must see every object.
-func (r *runner) pagedLists(ctx context.Context) ([]time.Duration, time.Duration, error) {
+// pagedLists makes the part's walks of the whole collection (ListRounds in
+// all) at PageSize; each page is one measured operation, and every walk
+// must see every object.
+func (r *runner) pagedLists(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
 	var lat []time.Duration
 	start := time.Now()
-	for round := 0; round < r.plan.ListRounds; round++ {
+	for round := part.lo; round < part.hi; round++ {
 		seen, token := 0, ""
 		for pages := 0; ; pages++ {
 			if pages > r.plan.Objects/r.plan.PageSize+1 {
@@ -133,8 +134,9 @@ func countItems(data []byte) (int, string, error) {
 	return int(gjson.GetBytes(data, "items.#").Int()), gjson.GetBytes(data, "metadata.continue").String(), nil
 }
 
-// selectorLists lists one shard by label, unpaged, SelectorLists times.
-func (r *runner) selectorLists(ctx context.Context) ([]time.Duration, time.Duration, error) {
+// selectorLists lists one shard by label, unpaged: the part's share of
+// SelectorLists.
+func (r *runner) selectorLists(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
 	const shard = 3
 	want := 0
 	for i := 0; i < r.plan.Objects; i++ {
@@ -143,9 +145,9 @@ func (r *runner) selectorLists(ctx context.Context) ([]time.Duration, time.Durat
 		}
 	}
 	path := r.collectionPath() + "?" + url.Values{"labelSelector": {fmt.Sprintf("shard=%d", shard)}}.Encode()
-	lat := make([]time.Duration, 0, r.plan.SelectorLists)
+	lat := make([]time.Duration, 0, part.hi-part.lo)
 	start := time.Now()
-	for n := 0; n < r.plan.SelectorLists; n++ {
+	for n := part.lo; n < part.hi; n++ {
 		t0 := time.Now()
 		data, _, err := r.do(ctx, req{op: "list-selector", method: http.MethodGet, path: path})
 		if err != nil {
@@ -239,8 +241,8 @@ func poll(ctx context.Context, cond func() (bool, error)) error {
 	}
 }
 
-func (r *runner) crCreates(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.CustomObjects, func(ctx context.Context, i int) error {
+func (r *runner) crCreates(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.parallel(ctx, part, func(ctx context.Context, i int) error {
 		body := fmt.Appendf(nil, `{"apiVersion":%q,"kind":"Load","metadata":{"name":"load-%05d","labels":{"shard":"%d"}},"spec":{"index":%d,"payload":%q}}`,
 			r.crdGroup()+"/v1", i, i%shards, i, payload)
 		_, _, err := r.do(ctx, req{op: "cr-create", method: http.MethodPost, path: r.crCollection(), body: body, want: []int{http.StatusCreated}})
@@ -248,8 +250,8 @@ func (r *runner) crCreates(ctx context.Context) ([]time.Duration, time.Duration,
 	})
 }
 
-func (r *runner) crGets(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	return r.parallel(ctx, r.plan.CustomObjects, func(ctx context.Context, i int) error {
+func (r *runner) crGets(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.parallel(ctx, part, func(ctx context.Context, i int) error {
 		_, _, err := r.do(ctx, req{op: "cr-get", method: http.MethodGet, path: fmt.Sprintf("%s/load-%05d", r.crCollection(), i)})
 		return err
 	})

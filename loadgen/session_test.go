@@ -161,3 +161,91 @@ func TestSessionMetersProcesses(t *testing.T) {
 		t.Fatalf("a step after the failed one: %v", err)
 	}
 }
+
+// TestSessionParts runs the whole plan with every divisible step in three
+// parts of unequal size (20 objects: 6, 7, 7; 5 custom objects: 1, 2, 2;
+// 4 selector lists: 1, 1, 2). The parts must share the operations
+// exactly: a create made twice conflicts, one never made fails the gets,
+// the paged walks' count and the deletes; and each phase must report all
+// of its operations once, with the CPU of all of its parts, its profile
+// started before the first part and ended after the last. A step has at
+// most one part per operation (the three paged walks), and the watches
+// and the CRD's setup and cleanup run whole.
+func TestSessionParts(t *testing.T) {
+	ctx, ref := startRef(t)
+	ref.Record = nil
+	ref.Processes = []int{os.Getpid()} // the embedded server runs in this process
+	var hooks []string
+	ref.OnPhase = func(p string) func() {
+		hooks = append(hooks, "start "+p)
+		return func() { hooks = append(hooks, "end "+p) }
+	}
+	plan := smallPlan
+	plan.ListRounds, plan.SelectorLists = 3, 4
+	s, err := Start(ctx, ref, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const parts = 3
+	wantMax := map[string]int{PhaseCreate: 20, PhaseGet: 20, PhaseUpdate: 20, PhaseMergePatch: 20, PhaseApply: 20,
+		PhaseList: 3, PhaseListSelector: 4, PhaseWatch: 1, PhaseWatchSelector: 1, PhaseDelete: 20,
+		"crd-setup": 1, PhaseCRCreate: 5, PhaseCRGet: 5, "crd-cleanup": 1, "no-such-step": 1}
+	for name, want := range wantMax {
+		if got := s.MaxParts(name); got != want {
+			t.Errorf("MaxParts(%s) = %d, want %d", name, got, want)
+		}
+	}
+	var wantHooks []string
+	for _, name := range s.Steps() {
+		if err := s.StepPart(ctx, name, 0, s.MaxParts(name)+1); err == nil || !strings.Contains(err.Error(), "at most") {
+			t.Fatalf("%s in %d parts: %v", name, s.MaxParts(name)+1, err)
+		}
+		if s.MaxParts(name) < parts {
+			if err := s.Step(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if err := s.StepPart(ctx, name, 1, parts); err == nil || !strings.Contains(err.Error(), "out of order") {
+				t.Fatalf("%s: part 2 first: %v", name, err)
+			}
+			for k := range parts {
+				if err := s.StepPart(ctx, name, k, parts); err != nil {
+					t.Fatal(err)
+				}
+				if k == 0 {
+					if err := s.StepPart(ctx, name, 1, parts-1); err == nil || !strings.Contains(err.Error(), "out of order") {
+						t.Fatalf("%s: part 2 of another count: %v", name, err)
+					}
+				}
+			}
+		}
+		if slices.Contains(PhaseNames, name) {
+			wantHooks = append(wantHooks, "start "+name, "end "+name)
+		}
+	}
+	res := s.Result()
+	checkResult(t, res, PhaseNames)
+	for _, p := range res.Phases {
+		want := 0
+		switch p.Name {
+		case PhaseCreate, PhaseGet, PhaseUpdate, PhaseMergePatch, PhaseApply, PhaseDelete:
+			want = plan.Objects
+		case PhaseCRCreate, PhaseCRGet:
+			want = plan.CustomObjects
+		case PhaseList:
+			want = plan.ListRounds * 3 // 20 objects at 7 a page
+		case PhaseListSelector:
+			want = plan.SelectorLists
+		}
+		if want != 0 && p.Ops != want {
+			t.Errorf("%s: %d ops, want %d", p.Name, p.Ops, want)
+		}
+		if p.ServerCPU <= 0 || p.ClientCPU <= 0 || p.Elapsed <= 0 {
+			t.Errorf("%s: %+v; want its elapsed time and CPU", p.Name, p)
+		}
+	}
+	if !slices.Equal(hooks, wantHooks) {
+		t.Fatalf("profiles %v, want %v", hooks, wantHooks)
+	}
+}

@@ -29,6 +29,11 @@ func (u Usage) Sub(v Usage) Usage {
 	return Usage{CPU: u.CPU - v.CPU, MinorFaults: u.MinorFaults - v.MinorFaults}
 }
 
+// Add is u and v together: the usage of two stretches of time.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{CPU: u.CPU + v.CPU, MinorFaults: u.MinorFaults + v.MinorFaults}
+}
+
 // procRoot is where ReadUsage and Quiet read; tests point it elsewhere.
 var procRoot = "/proc"
 

@@ -37,6 +37,7 @@ type benchOptions struct {
 	targetName string
 	plan       loadgen.Plan
 	rounds     int
+	parts      int
 	inProcess  bool
 	noCeiling  bool
 	serveArgs  []string
@@ -70,8 +71,12 @@ runs on every target back to back, the reference server and the ceiling
 next to each other (each first in turn) and the target after them, and each
 starts once the machine's processors have been mostly idle for 100 ms
 (waiting at most 3 s), so drift on a busy machine falls on all of them alike.
-The figures are medians over the rounds; a ratio is the median of each
-round's ratio. Each phase also reads the CPU (and the minor page faults)
+The reference server and the ceiling take each per-object and list phase
+(all but the watch phases) in --parts parts (at most one per request or
+walk), in turn (A B, B A, …): each one's figure then spans the same
+stretch of the machine's time, which on a shared VM moves a phase's
+figure by a fifth from one moment to the next. The figures are medians
+over the rounds; a ratio is the median of each round's ratio. Each phase also reads the CPU (and the minor page faults)
 the servers' processes used per operation, with the client's: always for
 the reference server and the ceiling, for the target when --target-pids
 names its processes. With a target and the ceiling, each phase is judged
@@ -99,9 +104,10 @@ works in a namespace of its own and deletes what it made.`,
 	f.IntVar(&o.plan.Watchers, "watchers", 0, fmt.Sprintf("concurrent watches in each watch phase (default %d)", d.Watchers))
 	f.IntVar(&o.plan.WatchEvents, "events", 0, fmt.Sprintf("events each fan-out watcher must receive; the selector watch writes as many, half inside its selector (default %d)", d.WatchEvents))
 	f.IntVar(&o.plan.CustomObjects, "custom-objects", 0, fmt.Sprintf("custom resources to create and read (default %d)", d.CustomObjects))
-	f.DurationVar(&o.plan.PhaseTimeout, "phase-timeout", 0, fmt.Sprintf("deadline of each phase (default %s)", d.PhaseTimeout))
+	f.DurationVar(&o.plan.PhaseTimeout, "phase-timeout", 0, fmt.Sprintf("deadline of each phase, or of each of its --parts (default %s)", d.PhaseTimeout))
 	f.StringSliceVar(&o.plan.Phases, "phases", nil, "report only these phases (default all): "+strings.Join(loadgen.PhaseNames, ","))
 	f.IntVar(&o.rounds, "rounds", 3, "rounds over all targets; figures are medians over them")
+	f.IntVar(&o.parts, "parts", 4, "parts each per-object and list phase is cut into on the reference server and the ceiling, run in turn (1: each runs the whole phase at once)")
 	f.BoolVar(&o.inProcess, "in-process", false, "run the reference server in this process over plain HTTP instead of as a separate HTTPS process")
 	f.BoolVar(&o.noCeiling, "no-ceiling", false, "do not measure the transport ceiling")
 	f.StringArrayVar(&o.serveArgs, "serve-arg", nil, `extra flag for the reference server process, e.g. --serve-arg=--data-dir=/tmp/d (repeatable)`)
@@ -143,6 +149,9 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 	if err := o.plan.Validate(); err != nil {
 		return withExit(exitUsage, err)
 	}
+	if o.parts < 1 || o.parts > maxParts {
+		return withExit(exitUsage, fmt.Errorf("--parts %d: want 1 to %d", o.parts, maxParts))
+	}
 	if len(o.targetPIDs) > 0 {
 		if o.tf.embedded() {
 			return withExit(exitUsage, errors.New("--target-pids: no target (--kubeconfig or --server) to measure"))
@@ -163,9 +172,10 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 	defer os.RemoveAll(dir)
 
 	rep := &loadgen.Report{Version: loadgen.ReportVersion, Started: time.Now().UTC(), Command: strings.Join(os.Args, " "),
-		Plan: o.plan.WithDefaults(), Rounds: o.rounds, Machine: machine()}
+		Plan: o.plan.WithDefaults(), Rounds: o.rounds, Parts: o.parts, Machine: machine()}
 	rep.Method = "every round drives the same bounded load against each target, each step (phase) on every target back to back " +
 		"once the machine is quiet (the reference server and the ceiling side by side, in turn first; the target after them); " +
+		fmt.Sprintf("the reference server and the ceiling take each per-object and list phase in %d parts, in turn (A B, B A, …), each part once the machine is quiet; ", o.parts) +
 		"figures are medians over the rounds of each round's ops/s (± half the range) and of its p50/p99, ratios the medians of each round's ratio; " +
 		"the client is client-go's transport in one process on the same machine"
 
@@ -220,7 +230,7 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 	rec := loadgen.NewRecording()
 	rep.Quiet = &loadgen.QuietStats{Limit: quietLimit}
 	for round := 0; round < o.rounds; round++ {
-		runs, err := benchRound(ctx, targets, round, o.plan, rec, rep.Quiet, stderr)
+		runs, err := benchRound(ctx, targets, round, o.parts, o.plan, rec, rep.Quiet, stderr)
 		if err != nil {
 			return withExit(exitFailed, fmt.Errorf("round %d: %w", round+1, err))
 		}
@@ -254,6 +264,10 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 	return nil
 }
 
+// maxParts bounds --parts: each part waits for a quiet machine (100 ms
+// at least), and a step has no more parts than operations anyway.
+const maxParts = 50
+
 // quietLimit bounds each step's wait for a quiet machine.
 const quietLimit = 3 * time.Second
 
@@ -263,7 +277,7 @@ const quietLimit = 3 * time.Second
 // after them, each once the machine is quiet (loadgen.Quiet). In round 1
 // the reference server goes first, keeping the answers the ceiling then
 // replays.
-func benchRound(ctx context.Context, targets []*benchTarget, round int, plan loadgen.Plan, rec *loadgen.Recording,
+func benchRound(ctx context.Context, targets []*benchTarget, round, parts int, plan loadgen.Plan, rec *loadgen.Recording,
 	quiet *loadgen.QuietStats, stderr io.Writer) ([]loadgen.Result, error) {
 	sessions := make([]*loadgen.Session, len(targets))
 	var sent uint64 // the recording's mark when the ceiling was last sent its news
@@ -301,9 +315,32 @@ func benchRound(ctx context.Context, targets []*benchTarget, round int, plan loa
 	}
 	start := time.Now()
 	for si, name := range sessions[0].Steps() {
-		for _, i := range stepOrder(targets, round, si) {
-			// Before the wait, so the ceiling has taken them in when its
-			// step starts.
+		order := stepOrder(targets, round, si)
+		// The reference server and the ceiling lead the order; they take
+		// a step in parts where it has enough operations, in turn.
+		split := 0
+		for split < len(order) && targets[order[split]].info.Role != loadgen.RoleOracle {
+			split++
+		}
+		pair, rest := order[:split], order[split:]
+		n := 1
+		if len(pair) == 2 {
+			n = min(parts, sessions[0].MaxParts(name))
+		}
+		for k := range n {
+			for _, i := range partOrder(pair, k) {
+				// Before the wait, so the ceiling has taken them in when its
+				// part starts.
+				if err := sendNews(targets[i]); err != nil {
+					return nil, err
+				}
+				quiet.Wait(ctx)
+				if err := sessions[i].StepPart(ctx, name, k, n); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, i := range rest {
 			if err := sendNews(targets[i]); err != nil {
 				return nil, err
 			}
@@ -344,6 +381,17 @@ func stepOrder(targets []*benchTarget, round, si int) []int {
 		return slices.Concat(ceiling, ref, rest)
 	}
 	return slices.Concat(ref, ceiling, rest)
+}
+
+// partOrder is the order of the pair's part k: as stepOrder gives it for
+// the first part, then the other way round and back (A B, B A, A B, …), so
+// neither always follows the other and a drift of the machine over the
+// step falls on both alike.
+func partOrder(pair []int, k int) []int {
+	if k%2 == 1 && len(pair) == 2 {
+		return []int{pair[1], pair[0]}
+	}
+	return pair
 }
 
 func writeReport(w io.Writer, rep *loadgen.Report, format string) error {

@@ -20,7 +20,7 @@ import (
 )
 
 func benchDefaults() benchOptions {
-	return benchOptions{targetName: "kube-apiserver", rounds: 3, timeout: time.Minute, format: "text"}
+	return benchOptions{targetName: "kube-apiserver", rounds: 3, parts: 4, timeout: time.Minute, format: "text"}
 }
 
 func TestBenchUsageErrors(t *testing.T) {
@@ -31,6 +31,8 @@ func TestBenchUsageErrors(t *testing.T) {
 	}{
 		{"bad format", func(o *benchOptions) { o.format = "html" }, `--format "html"`},
 		{"no rounds", func(o *benchOptions) { o.rounds = 0 }, "--rounds 0"},
+		{"no parts", func(o *benchOptions) { o.parts = 0 }, "--parts 0: want 1 to 50"},
+		{"too many parts", func(o *benchOptions) { o.parts = 51 }, "--parts 51"},
 		{"bad plan", func(o *benchOptions) { o.plan.Objects = 3 }, "objects: want at least 10"},
 		{"unknown phase", func(o *benchOptions) { o.plan.Phases = []string{"list"} }, `unknown phase "list"`},
 		{"pprof in process", func(o *benchOptions) { o.inProcess, o.pprofDir = true, "x" }, "need the reference server as a separate process"},
