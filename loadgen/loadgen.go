@@ -237,8 +237,8 @@ func Start(ctx context.Context, t Target, plan Plan) (*Session, error) {
 		{step{PhaseApply, r.applies, objects}, false},
 		{step{PhaseList, r.pagedLists, listRounds}, false},
 		{step{PhaseListSelector, r.selectorLists, selectorLists}, false},
-		{step{PhaseWatch, whole(r.watchFanout), nil}, false},
-		{step{PhaseWatchSelector, whole(r.watchSelector), nil}, false},
+		{step{PhaseWatch, r.watchFanout, func(p Plan) int { return len(fanoutWrites(p)) }}, false},
+		{step{PhaseWatchSelector, r.watchSelector, func(p Plan) int { return len(selectorWrites(p)) }}, false},
 		{step{PhaseDelete, r.deletes, objects}, true},
 		{step{"crd-setup", whole(r.createCRD), nil}, crds},
 		{step{PhaseCRCreate, r.crCreates, customObjects}, crds},
@@ -388,7 +388,10 @@ func (s *Session) Result() Result {
 }
 
 // Close deletes the session's namespace, and a CRD a failed step left.
-func (s *Session) Close() { s.r.deleteNamespace() }
+func (s *Session) Close() {
+	s.r.closeWatch()
+	s.r.deleteNamespace()
+}
 
 type runner struct {
 	t      Target
@@ -398,6 +401,8 @@ type runner struct {
 	proto  atomic.Value // string
 	// crdLeft is set while the run's CRD exists.
 	crdLeft bool
+	// watch is the watch phase under way, between its parts.
+	watch *watchRun
 }
 
 // OpHeader names the kind of each request, so a Ceiling can answer it with

@@ -16,21 +16,27 @@ import (
 // watchFanout opens Watchers watches on one object (a field selector on its
 // name), makes WatchEvents merge patches to it one after another, and
 // measures for each event how long after its write every watcher had it.
-func (r *runner) watchFanout(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	query := url.Values{"fieldSelector": {"metadata.name=cm-00000"}}
-	writes := make([]watchWrite, r.plan.WatchEvents)
+func (r *runner) watchFanout(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.watchPhase(ctx, part, "watch-fanout", url.Values{"fieldSelector": {"metadata.name=cm-00000"}}, fanoutWrites(r.plan))
+}
+
+func fanoutWrites(p Plan) []watchWrite {
+	writes := make([]watchWrite, p.WatchEvents)
 	for e := range writes {
 		writes[e] = watchWrite{item: 0, op: "watch-fanout-write", seen: true}
 	}
-	return r.watchPhase(ctx, "watch-fanout", query, writes)
+	return writes
 }
 
 // watchSelector opens Watchers watches with a label selector on one shard and
 // alternates writes to an object in it and one outside it: each watcher must
 // get exactly the WatchEvents/2 events of the first.
-func (r *runner) watchSelector(ctx context.Context) ([]time.Duration, time.Duration, error) {
-	query := url.Values{"labelSelector": {"shard=0"}}
-	writes := make([]watchWrite, 2*max(1, r.plan.WatchEvents/2))
+func (r *runner) watchSelector(ctx context.Context, part span) ([]time.Duration, time.Duration, error) {
+	return r.watchPhase(ctx, part, "watch-selector", url.Values{"labelSelector": {"shard=0"}}, selectorWrites(r.plan))
+}
+
+func selectorWrites(p Plan) []watchWrite {
+	writes := make([]watchWrite, 2*max(1, p.WatchEvents/2))
 	for e := range writes {
 		if e%2 == 0 {
 			writes[e] = watchWrite{item: 0, op: "watch-selector-write", seen: true}
@@ -38,7 +44,7 @@ func (r *runner) watchSelector(ctx context.Context) ([]time.Duration, time.Durat
 			writes[e] = watchWrite{item: 1, op: "watch-selector-write-other"}
 		}
 	}
-	return r.watchPhase(ctx, "watch-selector", query, writes)
+	return writes
 }
 
 // watchWrite is one write of a watch phase: which object, and whether the
@@ -49,82 +55,163 @@ type watchWrite struct {
 	seen bool
 }
 
-func (r *runner) watchPhase(ctx context.Context, op string, query url.Values, writes []watchWrite) ([]time.Duration, time.Duration, error) {
+// watchRun is a watch phase under way: its watchers stay open from its
+// first part, which opens them, to its last, which waits for them to end;
+// each part makes its share of the writes and waits until every watcher
+// has the part's events.
+type watchRun struct {
+	op       string
+	watchers int
+	writes   []watchWrite
+	seen     []int // seen[i]: the events among writes[:i]
+	// received[e] counts the watchers that have seen event e; lastSeen is
+	// when the last of them got it, allSeen carries e then.
+	received []atomic.Int32
+	lastSeen []atomic.Int64
+	written  []int64 // when each event's write was sent
+	allSeen  chan int
+	done     chan error // each watcher's end
+	ended    int        // the watchers that ended well
+	cancel   context.CancelFunc
+}
+
+// watchPhase runs part of a watch phase: the first part opens the watchers
+// (before its clock starts) and the last one waits for them to end.
+func (r *runner) watchPhase(ctx context.Context, part span, op string, query url.Values, writes []watchWrite) ([]time.Duration, time.Duration, error) {
+	if part.lo == 0 {
+		r.closeWatch()
+		w, err := r.openWatch(ctx, op, query, writes)
+		if err != nil {
+			return nil, 0, err
+		}
+		r.watch = w
+	}
+	w := r.watch
+	if w == nil || w.op != op {
+		return nil, 0, fmt.Errorf("%s: part [%d, %d) without its first part", op, part.lo, part.hi)
+	}
+	lat, elapsed, err := w.write(ctx, r, part)
+	if err == nil && part.hi == len(writes) {
+		err = w.wait(ctx, func(w *watchRun) bool { return w.ended == w.watchers }, "their end")
+	}
+	if err != nil || part.hi == len(writes) {
+		r.closeWatch()
+	}
+	return lat, elapsed, err
+}
+
+// openWatch starts the watchers from the collection's current
+// resourceVersion and waits until every one has its answer's headers.
+func (r *runner) openWatch(ctx context.Context, op string, query url.Values, writes []watchWrite) (*watchRun, error) {
 	data, _, err := r.do(ctx, req{op: "rv-probe", method: http.MethodGet, path: r.collectionPath() + "?limit=1"})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	rv := gjson.GetBytes(data, "metadata.resourceVersion").String()
 	if rv == "" {
-		return nil, 0, fmt.Errorf("list has no metadata.resourceVersion: %s", trim(data))
+		return nil, fmt.Errorf("list has no metadata.resourceVersion: %s", trim(data))
 	}
-	target := 0
-	for _, w := range writes {
-		if w.seen {
-			target++
+	w := &watchRun{op: op, watchers: r.plan.Watchers, writes: writes, seen: make([]int, len(writes)+1)}
+	for i, wr := range writes {
+		w.seen[i+1] = w.seen[i]
+		if wr.seen {
+			w.seen[i+1]++
 		}
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	// received[e] counts watchers that have seen event e; lastSeen is when
-	// the last of them got it.
-	received := make([]atomic.Int32, target)
-	lastSeen := make([]atomic.Int64, target)
-	ready := make(chan error, r.plan.Watchers)
-	done := make(chan error, r.plan.Watchers)
+	target := w.seen[len(writes)]
+	w.received = make([]atomic.Int32, target)
+	w.lastSeen = make([]atomic.Int64, target)
+	w.written = make([]int64, target)
+	w.allSeen = make(chan int, target)
+	w.done = make(chan error, w.watchers)
+	// The watchers outlive the part that opens them; closeWatch (the last
+	// part's end, a failure, Session.Close) ends them.
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w.cancel = cancel
+	ready := make(chan error, w.watchers)
 	query.Set("watch", "1")
 	query.Set("resourceVersion", rv)
 	path := r.collectionPath() + "?" + query.Encode()
-	for w := 0; w < r.plan.Watchers; w++ {
+	for range w.watchers {
 		go func() {
-			done <- r.watchOne(wctx, op, path, target, ready, func(e int) {
-				if int(received[e].Add(1)) == r.plan.Watchers {
-					lastSeen[e].Store(time.Now().UnixNano())
+			w.done <- r.watchOne(wctx, op, path, target, ready, func(e int) {
+				if int(w.received[e].Add(1)) == w.watchers {
+					w.lastSeen[e].Store(time.Now().UnixNano())
+					w.allSeen <- e
 				}
 			})
 		}()
 	}
-	for w := 0; w < r.plan.Watchers; w++ {
+	for range w.watchers {
 		select {
 		case err := <-ready:
 			if err != nil {
-				return nil, 0, err
+				cancel()
+				return nil, err
 			}
 		case <-ctx.Done():
-			return nil, 0, ctx.Err()
+			cancel()
+			return nil, ctx.Err()
 		}
 	}
+	return w, nil
+}
 
-	written := make([]int64, 0, target)
+// write makes the part's writes one after another and waits until every
+// watcher has the part's last event: the part's elapsed time, and each of
+// its events' latency to the last watcher.
+func (w *watchRun) write(ctx context.Context, r *runner, part span) ([]time.Duration, time.Duration, error) {
 	start := time.Now()
-	for e, w := range writes {
-		q := req{op: w.op, method: http.MethodPatch, path: r.itemPath(w.item),
-			contentType: "application/merge-patch+json", body: fmt.Appendf(nil, `{"data":{"seq":"%d"}}`, e)}
-		if w.seen {
-			q.notify = op
-			written = append(written, time.Now().UnixNano())
+	for i := part.lo; i < part.hi; i++ {
+		wr := w.writes[i]
+		q := req{op: wr.op, method: http.MethodPatch, path: r.itemPath(wr.item),
+			contentType: "application/merge-patch+json", body: fmt.Appendf(nil, `{"data":{"seq":"%d"}}`, i)}
+		if wr.seen {
+			q.notify = w.op
+			w.written[w.seen[i]] = time.Now().UnixNano()
 		}
 		if _, _, err := r.do(ctx, q); err != nil {
 			return nil, 0, err
 		}
 	}
-	for w := 0; w < r.plan.Watchers; w++ {
-		select {
-		case err := <-done:
-			if err != nil {
-				return nil, 0, err
-			}
-		case <-ctx.Done():
-			return nil, 0, fmt.Errorf("watchers still waiting for events: %w", ctx.Err())
+	first, last := w.seen[part.lo], w.seen[part.hi]
+	if last > first {
+		if err := w.wait(ctx, func(w *watchRun) bool { return w.received[last-1].Load() == int32(w.watchers) }, "events"); err != nil {
+			return nil, 0, err
 		}
 	}
 	elapsed := time.Since(start)
-	lat := make([]time.Duration, target)
+	lat := make([]time.Duration, last-first)
 	for e := range lat {
-		lat[e] = time.Duration(lastSeen[e].Load() - written[e])
+		lat[e] = time.Duration(w.lastSeen[first+e].Load() - w.written[first+e])
 	}
 	return lat, elapsed, nil
+}
+
+// wait blocks until ok holds, checking it each time an event reaches its
+// last watcher or a watcher ends; a watcher that fails fails the wait.
+func (w *watchRun) wait(ctx context.Context, ok func(*watchRun) bool, what string) error {
+	for !ok(w) {
+		select {
+		case <-w.allSeen:
+		case err := <-w.done:
+			if err != nil {
+				return err
+			}
+			w.ended++
+		case <-ctx.Done():
+			return fmt.Errorf("watchers still waiting for %s: %w", what, ctx.Err())
+		}
+	}
+	return nil
+}
+
+// closeWatch stops an open watch phase's watchers.
+func (r *runner) closeWatch() {
+	if r.watch != nil {
+		r.watch.cancel()
+		r.watch = nil
+	}
 }
 
 // watchOne reads events until it has seen want MODIFIED ones; an ADDED,

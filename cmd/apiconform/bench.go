@@ -71,9 +71,10 @@ runs on every target back to back, the reference server and the ceiling
 next to each other (each first in turn) and the target after them, and each
 starts once the machine's processors have been mostly idle for 100 ms
 (waiting at most 3 s), so drift on a busy machine falls on all of them alike.
-The reference server and the ceiling take each per-object and list phase
-(all but the watch phases) in --parts parts (at most one per request or
-walk), in turn (A B, B A, …): each one's figure then spans the same
+The reference server and the ceiling take each phase in --parts parts (at
+most one per request, paged walk or watched write; a watch phase's
+watchers stay open across its parts), in turn (A B, B A, …): each one's
+figure then spans the same
 stretch of the machine's time, which on a shared VM moves a phase's
 figure by a fifth from one moment to the next. The figures are medians
 over the rounds; a ratio is the median of each round's ratio. Each phase also reads the CPU (and the minor page faults)
@@ -107,7 +108,7 @@ works in a namespace of its own and deletes what it made.`,
 	f.DurationVar(&o.plan.PhaseTimeout, "phase-timeout", 0, fmt.Sprintf("deadline of each phase, or of each of its --parts (default %s)", d.PhaseTimeout))
 	f.StringSliceVar(&o.plan.Phases, "phases", nil, "report only these phases (default all): "+strings.Join(loadgen.PhaseNames, ","))
 	f.IntVar(&o.rounds, "rounds", 3, "rounds over all targets; figures are medians over them")
-	f.IntVar(&o.parts, "parts", 4, "parts each per-object and list phase is cut into on the reference server and the ceiling, run in turn (1: each runs the whole phase at once)")
+	f.IntVar(&o.parts, "parts", 4, "parts each phase is cut into on the reference server and the ceiling, run in turn (1: each runs the whole phase at once)")
 	f.BoolVar(&o.inProcess, "in-process", false, "run the reference server in this process over plain HTTP instead of as a separate HTTPS process")
 	f.BoolVar(&o.noCeiling, "no-ceiling", false, "do not measure the transport ceiling")
 	f.StringArrayVar(&o.serveArgs, "serve-arg", nil, `extra flag for the reference server process, e.g. --serve-arg=--data-dir=/tmp/d (repeatable)`)
@@ -175,7 +176,7 @@ func runBench(ctx context.Context, out, stderr io.Writer, o benchOptions) error 
 		Plan: o.plan.WithDefaults(), Rounds: o.rounds, Parts: o.parts, Machine: machine()}
 	rep.Method = "every round drives the same bounded load against each target, each step (phase) on every target back to back " +
 		"once the machine is quiet (the reference server and the ceiling side by side, in turn first; the target after them); " +
-		fmt.Sprintf("the reference server and the ceiling take each per-object and list phase in %d parts, in turn (A B, B A, …), each part once the machine is quiet; ", o.parts) +
+		fmt.Sprintf("the reference server and the ceiling take each phase in %d parts, in turn (A B, B A, …), each part once the machine is quiet; ", o.parts) +
 		"figures are medians over the rounds of each round's ops/s (± half the range) and of its p50/p99, ratios the medians of each round's ratio; " +
 		"the client is client-go's transport in one process on the same machine"
 
