@@ -130,8 +130,8 @@ type Report struct {
 	Plan     Plan          `json:"plan"`
 	Rounds   int           `json:"rounds"`
 	// Parts is how many parts the reference server and the ceiling took
-	// each per-object phase in, in turn (0 in reports from before parts:
-	// one).
+	// each phase in, in turn (at most one per operation; 0 in reports from
+	// before parts: one).
 	Parts   int            `json:"parts,omitempty"`
 	Targets []TargetInfo   `json:"targets"`
 	Runs    []Result       `json:"runs"`

@@ -176,7 +176,10 @@ func (w *watchRun) write(ctx context.Context, r *runner, part span) ([]time.Dura
 	}
 	first, last := w.seen[part.lo], w.seen[part.hi]
 	if last > first {
-		if err := w.wait(ctx, func(w *watchRun) bool { return w.received[last-1].Load() == int32(w.watchers) }, "events"); err != nil {
+		// lastSeen, not received: the last watcher counts an event before it
+		// stamps it, and the stamp of the part's last event comes after
+		// those of the ones before it (each watcher takes them in order).
+		if err := w.wait(ctx, func(w *watchRun) bool { return w.lastSeen[last-1].Load() != 0 }, "events"); err != nil {
 			return nil, 0, err
 		}
 	}
