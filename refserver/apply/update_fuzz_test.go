@@ -244,15 +244,21 @@ func FuzzUpdateFastPath(f *testing.F) {
 		live := in.live(k, 5)
 		updated := k.object(in)
 		md := updated["metadata"].(map[string]any)
-		switch in.pick(4) {
+		switch in.pick(5) {
 		case 0: // as the registry sends it
 			if live != nil {
 				if mf, ok := live["metadata"].(map[string]any)["managedFields"]; ok {
 					md["managedFields"] = mf
 				}
 			}
-		case 1:
+		case 1: // a list the writer sends
 			md["managedFields"] = in.managedFields(k)
+		case 2: // one the writer sends that clears them, or that the library cannot read
+			md["managedFields"] = [][]any{
+				{map[string]any{}},
+				{map[string]any{"manager": "m2", "operation": "Update", "apiVersion": k.apiVersion, "fieldsV1": map[string]any{}}},
+				{map[string]any{"manager": "m2", "operation": "Nope", "apiVersion": k.apiVersion, "fieldsType": "FieldsV1", "fieldsV1": map[string]any{}}},
+			}[in.pick(3)]
 		}
 		manager := []string{"m1", "m2", "m3", "", "w"}[in.pick(5)]
 		differ(t, k.m, live, updated, manager)

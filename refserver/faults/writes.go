@@ -50,6 +50,7 @@ const (
 	OptionValuesUnchecked      = "option-values-unchecked"
 	BuiltinTypeErrors422       = "builtin-type-errors-422"
 	CustomTypeErrors400        = "custom-type-errors-400"
+	SentManagedFieldsIgnored   = "sent-managed-fields-ignored"
 )
 
 var writeFaults = map[string]fault{
@@ -77,6 +78,7 @@ var writeFaults = map[string]fault{
 	OptionValuesUnchecked:      {SeamHTTP, "dryRun and fieldValidation values other than the documented ones are ignored (a real write, the default level) instead of refused with 422"},
 	BuiltinTypeErrors422:       {SeamHTTP, "a value of the wrong type in a built-in kind answers 422 Invalid (schema validation) instead of 400 BadRequest"},
 	CustomTypeErrors400:        {SeamHTTP, "a custom resource value of the wrong type answers 400 BadRequest (decoded into a typed struct, like an aggregated server's kinds) instead of 422 Invalid"},
+	SentManagedFieldsIgnored:   {SeamHTTP, "an update or a merge or strategic merge patch that sends metadata.managedFields keeps the stored entries (the list sent is dropped), so they can be neither replaced nor cleared"},
 }
 
 type writesPlanKey struct{}
@@ -130,6 +132,13 @@ func (m *middleware) rewriteWritesQuery(r *http.Request, c *call) {
 		r.Header.Set("Accept", "application/json")
 	case m.has(UnknownPatchTypeAsMerge) && r.Method == http.MethodPatch && !knownPatchType(ct):
 		r.Header.Set("Content-Type", mergePatchType)
+	case m.has(SentManagedFieldsIgnored) && c.sub == "" && !c.collection && (r.Method == http.MethodPut && isJSON(ct) ||
+		r.Method == http.MethodPatch && (strings.HasPrefix(ct, mergePatchType) || strings.HasPrefix(ct, strategicPatchType))):
+		editBody(r, func(o map[string]any) {
+			if md, ok := o["metadata"].(map[string]any); ok {
+				delete(md, "managedFields")
+			}
+		})
 	case m.has(PatchNullIgnored) && r.Method == http.MethodPatch && (strings.HasPrefix(ct, mergePatchType) || strings.HasPrefix(ct, strategicPatchType)):
 		editBody(r, func(o map[string]any) { dropNulls(o) })
 	case m.has(PutMerges) && r.Method == http.MethodPut && !c.collection && c.sub == "" && isJSON(ct):

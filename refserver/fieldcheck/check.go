@@ -50,8 +50,23 @@ func checkTyped(data []byte, in map[string]any, typed any) (map[string]any, []er
 	if m, ok := out["metadata"].(map[string]any); ok {
 		im, _ := in["metadata"].(map[string]any)
 		dropAdded(m, im)
+		keepManagedFieldsReset(m, im)
 	}
 	return out, trimJSONPrefix(strict, ""), nil
+}
+
+// keepManagedFieldsReset puts back into out an empty metadata.managedFields
+// list of in that the round trip dropped (omitempty): kube-apiserver decodes
+// a built-in object into its Go type, where the list stays an empty slice,
+// which its field manager reads as a request to clear the entries. (A
+// custom resource's metadata goes back to a map through ObjectMeta, which
+// drops it: there an empty list clears nothing, as checkStructural has it.)
+func keepManagedFieldsReset(out, in map[string]any) {
+	if l, ok := in["managedFields"].([]any); ok && len(l) == 0 {
+		if _, has := out["managedFields"]; !has {
+			out["managedFields"] = []any{}
+		}
+	}
 }
 
 // checkStructural decodes a custom resource: duplicates anywhere, then

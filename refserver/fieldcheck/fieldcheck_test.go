@@ -392,3 +392,53 @@ func TestPruneKeepsEmbeddedAndAdditional(t *testing.T) {
 		t.Errorf("kept fields lost: %v", obj)
 	}
 }
+
+// TestEmptyManagedFields: an empty metadata.managedFields list is a reset
+// for a built-in kind, whose Go type keeps it as an empty slice, so the
+// decoded object keeps it (as a body and as a patch's result); a custom
+// resource's metadata drops it, as kube-apiserver's does (v1.36.3: an
+// empty list on a configmap clears the entries, on a custom resource it
+// leaves them). A list with entries is kept either way.
+func TestEmptyManagedFields(t *testing.T) {
+	cm, wd := configMaps(t), widgets(t)
+	entry := `{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}`
+	for _, tc := range []struct {
+		name string
+		d    Decoder
+		body string
+		want any // metadata.managedFields decoded; nil: absent
+	}{
+		{"configmap, empty", cm, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","managedFields":[]}}`, []any{}},
+		{"configmap, one empty entry", cm, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","managedFields":[{}]}}`, []any{map[string]any{}}},
+		{"configmap, an entry", cm, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","managedFields":[` + entry + `]}}`, "entry"},
+		{"configmap, null", cm, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","managedFields":null}}`, nil},
+		{"custom resource, empty", wd, `{"apiVersion":"fc.example.com/v1","kind":"Widget","metadata":{"name":"a","managedFields":[]}}`, nil},
+		{"custom resource, an entry", wd, `{"apiVersion":"fc.example.com/v1","kind":"Widget","metadata":{"name":"a","managedFields":[` + entry + `]}}`, "entry"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			check := func(how string, obj map[string]any, err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatalf("%s: %v", how, err)
+				}
+				got, present := obj["metadata"].(map[string]any)["managedFields"]
+				switch {
+				case tc.want == nil:
+					if present {
+						t.Errorf("%s: managedFields %#v, want none", how, got)
+					}
+				case tc.want == "entry":
+					if l, ok := got.([]any); !ok || len(l) != 1 || l[0].(map[string]any)["manager"] != "m" {
+						t.Errorf("%s: managedFields %#v, want the entry", how, got)
+					}
+				case !reflect.DeepEqual(got, tc.want):
+					t.Errorf("%s: managedFields %#v, want %#v", how, got, tc.want)
+				}
+			}
+			obj, _, err := tc.d.Decode([]byte(tc.body), JSON, Warn)
+			check("body", obj, err)
+			obj, _, err = tc.d.DecodePatched(MergePatch, []byte(`{"metadata":{"managedFields":[]}}`), []byte(tc.body), Warn)
+			check("patched", obj, err)
+		})
+	}
+}

@@ -59,7 +59,7 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 	for _, f := range []string{"uid", "creationTimestamp", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink"} {
 		delete(m, f)
 	}
-	if !o.Applied {
+	if !o.Applied && !sendsManagedFields(k, version, o, m) {
 		delete(m, "managedFields")
 	}
 	if k.StatusSubresource {
@@ -379,7 +379,16 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 			delete(m, f)
 		}
 	}
-	if !o.Applied {
+	sent := sendsManagedFields(k, version, o, m) && !sameAsStored(m["managedFields"], om, kept)
+	switch {
+	case sent && kept != nil && kept.live != nil:
+		// The field manager reads the stored list beside the one sent.
+		if err := withKeptFields(old, kept.live); err != nil {
+			return opNone, nil, apierrors.NewInternalError(err)
+		}
+		kept.live = nil
+	case sent || o.Applied:
+	default:
 		if mf, ok := om["managedFields"]; ok {
 			m["managedFields"] = mf
 		} else {
@@ -407,7 +416,7 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 		// An apply that changes only ownership still writes.
 		same = sameJSON(obj, old)
 	}
-	if same {
+	if same && !sent {
 		if kept != nil && kept.live != nil {
 			if err := withKeptFields(old, kept.live); err != nil {
 				return opNone, nil, apierrors.NewInternalError(err)
@@ -422,6 +431,12 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 		return opNone, nil, err
 	}
 	m = meta(obj)
+	// A list sent that differs from the stored one in its times alone
+	// changes nothing: kube-apiserver keeps the stored times, and a write
+	// that changes nothing else stores nothing.
+	if same && sameEntriesButTimes(m["managedFields"], om["managedFields"]) {
+		return opNone, old, nil
+	}
 	// Removing the last finalizer of a deleted object removes it.
 	if str(m["deletionTimestamp"]) != "" && len(sliceOf(m["finalizers"])) == 0 {
 		if kept != nil && kept.written != nil {
@@ -486,7 +501,66 @@ func (r *Registry) recordUpdate(k *Kind, version string, old, obj Object, o Writ
 	}
 	out, err := fm.Update(old, obj, o.FieldManager)
 	if err != nil || out == nil {
-		return obj, nil // ownership is bookkeeping: a failure must not fail the write
+		// Ownership is bookkeeping: a failure must not fail the write. As
+		// kube-apiserver's field manager does then, the object goes without
+		// managedFields rather than with a list the manager could not read.
+		delete(meta(obj), "managedFields")
+		return obj, nil
 	}
 	return out, nil
+}
+
+// sendsManagedFields reports whether a write other than an apply brings
+// metadata.managedFields (not null) for the field manager to read, as
+// kube-apiserver's reads an update's or a create's: entries that stand in
+// for the stored ones, an empty list or a list of one empty entry that
+// clears them, entries it cannot read that leave the stored ones. A write
+// the field manager does not record, and a subresource's (whose list
+// kube-apiserver ignores), keep the stored list whatever they send.
+func sendsManagedFields(k *Kind, version string, o WriteOptions, m map[string]any) bool {
+	return !o.Applied && o.Subresource == "" && o.FieldManager != "" && k.FieldManagers[version] != nil &&
+		m["managedFields"] != nil
+}
+
+// sameAsStored reports whether sent, the managedFields an update brings, is
+// the stored list (om's, or kept.live's bytes where the write keeps them):
+// a client sending back what it read. The field manager answers the same
+// from either list, and the stored one keeps the write on the path that
+// reads the bytes.
+func sameAsStored(sent any, om map[string]any, kept *keptFields) bool {
+	if kept != nil && kept.live != nil {
+		b, err := MarshalJSON(sent)
+		return err == nil && bytes.Equal(b, kept.live)
+	}
+	stored, ok := om["managedFields"]
+	return ok && sameJSON(sent, stored)
+}
+
+// sameEntriesButTimes reports whether two managedFields lists hold the
+// same entries in the same order once each entry's time is left out (the
+// comparison kube-apiserver makes before it keeps the stored times).
+func sameEntriesButTimes(a, b any) bool {
+	as, bs := sliceOf(a), sliceOf(b)
+	if len(as) != len(bs) {
+		return false
+	}
+	for i := range as {
+		ae, aok := as[i].(map[string]any)
+		be, bok := bs[i].(map[string]any)
+		if !aok || !bok || !sameJSON(withoutTime(ae), withoutTime(be)) {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutTime is a managedFields entry without its time (a shallow copy).
+func withoutTime(e map[string]any) map[string]any {
+	out := make(map[string]any, len(e))
+	for k, v := range e {
+		if k != "time" {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -95,6 +95,36 @@ var _ = Describe("Server-Side Apply", fw.Area(area), func() {
 		}
 	})
 
+	// A client may set the entries itself with an update: erin's PUT sends
+	// a list in which zed owns data.a, so carol's entry (which the stored
+	// list has) goes and erin gets what it changed; a patch sending one
+	// empty entry then clears them all. A server that keeps the stored
+	// list whatever a write sends answers carol's entry both times.
+	It("takes the managedFields an update sends, and clears them for one empty entry", fw.Req("APPLY-MANAGED-FIELDS-SENT"), func() {
+		name := f.Name("ap")
+		f.CreateConfigMap(name, map[string]string{"a": "1"}, fw.Query("fieldManager", "carol"))
+		sent := fw.ConfigMap(name, map[string]string{"a": "1", "x": "2"})
+		sent["metadata"].(map[string]any)["managedFields"] = []any{map[string]any{
+			"manager": "zed", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1",
+			"fieldsV1": map[string]any{"f:data": map[string]any{"f:a": map[string]any{}}}}}
+		r := f.Put(f.ConfigMapPath(name), sent, fw.Query("fieldManager", "erin"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		for _, got := range []*fw.Response{r, f.GetConfigMap(name)} {
+			Expect(got.JSON("metadata.managedFields.#.manager").Array()).To(HaveLen(2), "%s", got)
+			zed := got.JSON(`metadata.managedFields.#(manager=="zed")`)
+			Expect(zed.Get(`fieldsV1.f:data.f:a`).Exists()).To(BeTrue(), "the entry sent: %s", got)
+			erin := got.JSON(`metadata.managedFields.#(manager=="erin")`)
+			Expect(erin.Get(`fieldsV1.f:data.f:x`).Exists()).To(BeTrue(), "the writer's entry: %s", got)
+			Expect(erin.Get(`fieldsV1.f:data.f:a`).Exists()).To(BeFalse(), "%s", got)
+		}
+		r = f.Patch(f.ConfigMapPath(name), fw.MergePatch, `{"metadata":{"managedFields":[{}]},"data":{"y":"3"}}`, fw.Query("fieldManager", "frank"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		for _, got := range []*fw.Response{r, f.GetConfigMap(name)} {
+			Expect(got.Str("data.y")).To(Equal("3"), "%s", got)
+			Expect(got.JSON("metadata.managedFields").Array()).To(BeEmpty(), "cleared: %s", got)
+		}
+	})
+
 	It("answers 409 Conflict naming the field and its manager", fw.Req("APPLY-CONFLICT"), func() {
 		name := f.Name("ap")
 		Expect(apply(name, "alice", map[string]string{"a": "1", "b": "1"}).Code).To(Equal(http.StatusCreated))

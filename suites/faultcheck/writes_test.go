@@ -28,6 +28,7 @@ var writesMustFail = map[string][]string{
 	faults.OptionValuesUnchecked:      {"DRYRUN-BAD-VALUE", "FV-BAD-VALUE"},
 	faults.BuiltinTypeErrors422:       {"FV-TYPE-ERROR", "FV-TYPE-AND-UNKNOWN"},
 	faults.CustomTypeErrors400:        {"FV-TYPE-ERROR-CUSTOM", "FV-TYPE-AND-UNKNOWN"},
+	faults.SentManagedFieldsIgnored:   {"APPLY-MANAGED-FIELDS-SENT"},
 
 	// Faults of other areas that these areas' specs catch too (appended to
 	// their rows by unionRows).
