@@ -51,6 +51,7 @@ const (
 	BuiltinTypeErrors422       = "builtin-type-errors-422"
 	CustomTypeErrors400        = "custom-type-errors-400"
 	SentManagedFieldsIgnored   = "sent-managed-fields-ignored"
+	ServerSetFieldsOwned       = "server-set-fields-owned"
 )
 
 var writeFaults = map[string]fault{
@@ -79,6 +80,7 @@ var writeFaults = map[string]fault{
 	BuiltinTypeErrors422:       {SeamHTTP, "a value of the wrong type in a built-in kind answers 422 Invalid (schema validation) instead of 400 BadRequest"},
 	CustomTypeErrors400:        {SeamHTTP, "a custom resource value of the wrong type answers 400 BadRequest (decoded into a typed struct, like an aggregated server's kinds) instead of 422 Invalid"},
 	SentManagedFieldsIgnored:   {SeamHTTP, "an update or a merge or strategic merge patch that sends metadata.managedFields keeps the stored entries (the list sent is dropped), so they can be neither replaced nor cleared"},
+	ServerSetFieldsOwned:       {SeamHTTP, "a namespace's Update entries own the finalizer and phase the server set on its create (fields recorded after the strategy ran, not before)"},
 }
 
 type writesPlanKey struct{}
@@ -321,6 +323,24 @@ func (m *middleware) planWrites(r *http.Request, c *call, a apiPath) (*http.Requ
 					}
 				}
 				md["managedFields"] = kept
+			})
+		}
+	case m.has(ServerSetFieldsOwned):
+		p = func(rec *recorder) {
+			editObjects(rec, func(kind string, md map[string]any) {
+				if kind != "Namespace" {
+					return
+				}
+				mfs, _ := md["managedFields"].([]any)
+				for _, x := range mfs {
+					e, _ := x.(map[string]any)
+					fields, _ := e["fieldsV1"].(map[string]any)
+					if e["operation"] != "Update" || e["subresource"] != nil || fields == nil {
+						continue
+					}
+					fields["f:spec"] = map[string]any{".": map[string]any{}, "f:finalizers": map[string]any{}}
+					fields["f:status"] = map[string]any{".": map[string]any{}, "f:phase": map[string]any{}}
+				}
 			})
 		}
 	case m.has(UIDFromName):

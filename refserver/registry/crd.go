@@ -49,16 +49,14 @@ func crdKind(r *Registry) *Kind {
 			if _, ok := spec["conversion"]; !ok {
 				spec["conversion"] = map[string]any{"strategy": "None"}
 			}
-			obj["status"] = map[string]any{
-				"acceptedNames": names,
-				"conditions": []any{
-					map[string]any{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": r.now()},
-					map[string]any{"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": r.now()},
-				},
-				"storedVersions": []any{storageVersionOf(spec)},
+			if old != nil {
+				r.setCRDStatus(obj)
 			}
 		},
-		Validate: func(obj, old Object) field.ErrorList { return validateCRD(r, obj, old) },
+		// kube-apiserver's controllers write a new CRD's status through
+		// /status; its creator owns none of it.
+		PrepareCreated: func(obj Object) { r.setCRDStatus(obj) },
+		Validate:       func(obj, old Object) field.ErrorList { return validateCRD(r, obj, old) },
 		AfterWrite: func(obj, old Object) {
 			r.syncCRD(obj, old)
 		},
@@ -70,6 +68,23 @@ func crdKind(r *Registry) *Kind {
 	}
 	k.OnDeleteMarked = func(obj Object) { r.cleanUpCRD(k, str(meta(obj)["name"])) }
 	return k
+}
+
+// setCRDStatus gives a CRD the status that serving it at once implies: its
+// names accepted, Established, its storage version stored.
+func (r *Registry) setCRDStatus(obj Object) {
+	spec := mapOf(obj["spec"])
+	if spec == nil {
+		return
+	}
+	obj["status"] = map[string]any{
+		"acceptedNames": mapOf(spec["names"]),
+		"conditions": []any{
+			map[string]any{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": r.now()},
+			map[string]any{"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": r.now()},
+		},
+		"storedVersions": []any{storageVersionOf(spec)},
+	}
 }
 
 func storageVersionOf(spec map[string]any) string {

@@ -76,6 +76,11 @@ type Kind struct {
 	TypedFor func(version string) func() any
 	// Prepare defaults and normalises a new or updated object (old is nil on create).
 	Prepare func(obj, old Object)
+	// PrepareCreated sets, on a create, what kube-apiserver's strategy sets
+	// after its field manager has recorded the writer's fields (its
+	// PrepareForCreate), so that no managedFields entry owns it: a
+	// namespace's finalizer and phase, a CRD's status.
+	PrepareCreated func(obj Object)
 	// Validate checks an object about to be written (old is nil on create).
 	Validate func(obj, old Object) field.ErrorList
 	// Fields are the selectable fields beyond metadata.name and metadata.namespace.

@@ -35,12 +35,13 @@ func namespaceKind(r *Registry) *Kind {
 				m["labels"] = ls
 			}
 			ls["kubernetes.io/metadata.name"] = m["name"]
-			if old == nil {
-				obj["spec"] = map[string]any{"finalizers": []any{"kubernetes"}}
-				obj["status"] = map[string]any{"phase": "Active"}
-			} else if sp, ok := old["spec"]; ok {
+			if sp, ok := old["spec"]; ok {
 				obj["spec"] = sp
 			}
+		},
+		PrepareCreated: func(obj Object) {
+			obj["spec"] = map[string]any{"finalizers": []any{"kubernetes"}}
+			obj["status"] = map[string]any{"phase": "Active"}
 		},
 		MarkDeleted: func(obj Object) {
 			st, _ := obj["status"].(map[string]any)

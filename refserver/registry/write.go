@@ -77,6 +77,9 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 		kept = &keptFields{}
 	}
 	obj, _ = r.recordUpdate(k, version, nil, obj, o, kept) // fails only with kept.live
+	if k.PrepareCreated != nil {
+		k.PrepareCreated(obj)
+	}
 	m = meta(obj)
 	if k.TrackGeneration {
 		m["generation"] = int64(1)

@@ -95,6 +95,30 @@ var _ = Describe("Server-Side Apply", fw.Area(area), func() {
 		}
 	})
 
+	// A namespace's creator owns what it sent (and the label defaulting
+	// adds), not the finalizer and phase the server's strategy sets: an
+	// applier may then take spec.finalizers without a conflict. A server
+	// that records the writer's fields after setting its own makes the
+	// creator own them, and the apply a 409.
+	It("leaves the fields the server sets on a create to no manager", fw.Req("APPLY-MANAGED-FIELDS"), func() {
+		ns := f.Namespace + "-own"
+		r := f.Post("/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": ns, "labels": map[string]any{"x": "1"}}}, fw.Query("fieldManager", "carol"))
+		Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
+		DeferCleanup(func() { f.Delete("/api/v1/namespaces/"+ns, nil) })
+		Expect(r.Str("status.phase")).To(Equal("Active"), "%s", r)
+		Expect(r.JSON("spec.finalizers").Array()).NotTo(BeEmpty(), "%s", r)
+		carol := r.JSON(`metadata.managedFields.#(manager=="carol")`)
+		Expect(carol.Get(`fieldsV1.f:metadata.f:labels.f:x`).Exists()).To(BeTrue(), "%s", r)
+		Expect(carol.Get(`fieldsV1.f:spec`).Exists()).To(BeFalse(), "the finalizer is the server's: %s", r)
+		Expect(carol.Get(`fieldsV1.f:status`).Exists()).To(BeFalse(), "the phase is the server's: %s", r)
+		a := f.Patch("/api/v1/namespaces/"+ns, fw.ApplyPatch,
+			fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q},"spec":{"finalizers":["kubernetes","example.com/x"]}}`, ns),
+			fw.Query("fieldManager", "dave"))
+		Expect(a.Code).To(Equal(http.StatusOK), "%s", a)
+		Expect(a.JSON(`metadata.managedFields.#(manager=="dave").fieldsV1.f:spec.f:finalizers`).Exists()).To(BeTrue(), "%s", a)
+	})
+
 	// A client may set the entries itself with an update: erin's PUT sends
 	// a list in which zed owns data.a, so carol's entry (which the stored
 	// list has) goes and erin gets what it changed; a patch sending one

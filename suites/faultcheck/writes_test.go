@@ -29,6 +29,7 @@ var writesMustFail = map[string][]string{
 	faults.BuiltinTypeErrors422:       {"FV-TYPE-ERROR", "FV-TYPE-AND-UNKNOWN"},
 	faults.CustomTypeErrors400:        {"FV-TYPE-ERROR-CUSTOM", "FV-TYPE-AND-UNKNOWN"},
 	faults.SentManagedFieldsIgnored:   {"APPLY-MANAGED-FIELDS-SENT"},
+	faults.ServerSetFieldsOwned:       {"APPLY-MANAGED-FIELDS"},
 
 	// Faults of other areas that these areas' specs catch too (appended to
 	// their rows by unionRows).

@@ -199,3 +199,69 @@ func entriesOf(t *testing.T, obj []byte) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestCreateLeavesServerFieldsUnowned: what a kind's strategy sets on a
+// create, after the field manager (PrepareCreated), no entry owns, as on
+// kube-apiserver v1.36.3 (observed): a namespace's creator owns its labels,
+// the defaulted kubernetes.io/metadata.name among them, not the finalizer
+// and phase; a CRD's creator owns its spec, not the status.
+func TestCreateLeavesServerFieldsUnowned(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newTestRegistry(t)
+	crd := Object{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "owns.own.example.com"},
+		"spec": map[string]any{"group": "own.example.com", "scope": "Namespaced", "names": map[string]any{"plural": "owns", "kind": "Own"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object"}}}}}}
+	for _, tc := range []struct {
+		resource, group string
+		obj             Object
+		set             []string // what the server set, which the answer must have
+		owned, unowned  []string // paths into the creator's fieldsV1
+	}{
+		{"namespaces", "", Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "own", "labels": map[string]any{"x": "1"}}},
+			[]string{"spec", "status"}, []string{"f:metadata.f:labels.f:x", "f:metadata.f:labels.f:kubernetes.io/metadata.name"}, []string{"f:spec", "f:status"}},
+		{"customresourcedefinitions", "apiextensions.k8s.io", crd, []string{"status"}, []string{"f:spec.f:group"}, []string{"f:status"}},
+	} {
+		t.Run(tc.resource, func(t *testing.T) {
+			k := r.Lookup(tc.group, tc.resource)
+			out, err := r.Create(ctx, k, "v1", "", tc.obj, WriteOptions{FieldManager: "creator"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tc.set {
+				if out[f] == nil {
+					t.Errorf("the server set no %s: %v", f, out)
+				}
+			}
+			entries := sliceOf(meta(out)["managedFields"])
+			if len(entries) != 1 {
+				t.Fatalf("managedFields %v, want the creator's entry", entries)
+			}
+			fields := mapOf(mapOf(entries[0])["fieldsV1"])
+			has := func(path string) bool {
+				cur := fields
+				for _, p := range strings.Split(path, ".f:") {
+					if !strings.HasPrefix(p, "f:") {
+						p = "f:" + p
+					}
+					next, ok := cur[p].(map[string]any)
+					if !ok {
+						return false
+					}
+					cur = next
+				}
+				return true
+			}
+			for _, p := range tc.owned {
+				if !has(p) {
+					t.Errorf("the creator does not own %s: %v", p, fields)
+				}
+			}
+			for _, p := range tc.unowned {
+				if has(p) {
+					t.Errorf("the creator owns %s, which the server set: %v", p, fields)
+				}
+			}
+		})
+	}
+}
