@@ -103,6 +103,14 @@ func writeCases() []writeCase {
 		{"merge-patch", some, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
 			return benchDo(h, "PATCH", benchItem(i%objects), fmt.Sprintf(`{"data":{"patched":"%d"}}`, i), MergePatch)
 		}, 200},
+		// read-modify-write is a controller's update through client-go:
+		// the object as read (resourceVersion and managedFields too) with a
+		// value changed; the GET is part of each op.
+		{"read-modify-write", some, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
+			got := benchDo(h, "GET", benchItem(i%objects), "", "")
+			body := bytes.Replace(got.Body.Bytes(), []byte(`"payload":"`), fmt.Appendf(nil, `"payload":"%d-`, i), 1)
+			return benchDo(h, "PUT", benchItem(i%objects), string(body), "application/json")
+		}, 200},
 		// apply re-applies a new value each time (the typed path);
 		// apply-first is each object's first apply, as the bench load's.
 		{"apply", some, nil, func(h *Handler, i int) *httptest.ResponseRecorder {
