@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,7 +51,7 @@ func crdKind(r *Registry) *Kind {
 				spec["conversion"] = map[string]any{"strategy": "None"}
 			}
 			if old != nil {
-				r.setCRDStatus(obj)
+				r.keepCRDStatus(obj, old)
 			}
 		},
 		// kube-apiserver's controllers write a new CRD's status through
@@ -85,6 +86,30 @@ func (r *Registry) setCRDStatus(obj Object) {
 		},
 		"storedVersions": []any{storageVersionOf(spec)},
 	}
+}
+
+// keepCRDStatus keeps an updated CRD's status as stored, as kube-apiserver's
+// PrepareForUpdate does, but for what serving the update at once implies:
+// its names accepted, and its storage version added to the stored ones. A
+// CRD written back as it was read so stays unchanged (no new revision). A
+// write through /status, whose status differs from the stored one, keeps
+// the status it brings.
+func (r *Registry) keepCRDStatus(obj, old Object) {
+	if _, ok := old["status"]; ok && !sameJSON(obj["status"], old["status"]) {
+		return
+	}
+	st := deepCopy(mapOf(old["status"]))
+	if st == nil {
+		r.setCRDStatus(obj)
+		return
+	}
+	spec := mapOf(obj["spec"])
+	st["acceptedNames"] = mapOf(spec["names"])
+	stored := sliceOf(st["storedVersions"])
+	if v := storageVersionOf(spec); !slices.Contains(stored, any(v)) {
+		st["storedVersions"] = append(stored, v)
+	}
+	obj["status"] = st
 }
 
 func storageVersionOf(spec map[string]any) string {

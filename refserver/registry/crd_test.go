@@ -316,3 +316,62 @@ func TestDeletionMarkGeneration(t *testing.T) {
 		t.Errorf("CRD marked deleted has generation %d, want 1", g)
 	}
 }
+
+// TestCRDUpdateKeepsStatus: an update keeps a CRD's status as stored (its
+// conditions and their times), as kube-apiserver's PrepareForUpdate does,
+// but for the names served and the storage version stored: a CRD written
+// back as read is no change (the same resourceVersion, no manager owning
+// its status), and a new storage version is added to storedVersions.
+func TestCRDUpdateKeepsStatus(t *testing.T) {
+	ctx := context.Background()
+	r, crdK := crdFixture(t, storage.NewMemory(storage.Options{}), nil)
+	// A status of its own, older than the test, through /status.
+	set, err := r.Mutate(ctx, crdK, "v1", "", testCRDName, WriteOptions{Subresource: "status"}, func(cur Object) (Object, error) {
+		for _, c := range sliceOf(mapOf(cur["status"])["conditions"]) {
+			mapOf(c)["lastTransitionTime"] = "2020-01-01T00:00:00Z"
+		}
+		return cur, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := deepCopy(set)
+	got, err := r.UpdateFrom(ctx, crdK, "v1", "", testCRDName, func() (Object, error) { return deepCopy(read), nil }, WriteOptions{FieldManager: "putter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rv, want := str(meta(got)["resourceVersion"]), str(meta(set)["resourceVersion"]); rv != want {
+		t.Errorf("written back as read: resourceVersion %s, want %s (no change)", rv, want)
+	}
+	if !sameJSON(got["status"], set["status"]) {
+		t.Errorf("status %v, want the stored %v", got["status"], set["status"])
+	}
+	for _, e := range sliceOf(meta(got)["managedFields"]) {
+		if mapOf(e)["manager"] == "putter" {
+			t.Errorf("the writer of no change has an entry: %v", e)
+		}
+	}
+
+	// A second version as the storage version: stored beside the first,
+	// the conditions still as they were.
+	next := deepCopy(read)
+	delete(meta(next), "resourceVersion")
+	spec := mapOf(next["spec"])
+	v1 := mapOf(sliceOf(spec["versions"])[0])
+	v1["storage"] = false
+	spec["versions"] = []any{v1, map[string]any{"name": "v2", "served": true, "storage": true,
+		"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}
+	got, err = r.UpdateFrom(ctx, crdK, "v1", "", testCRDName, func() (Object, error) { return deepCopy(next), nil }, WriteOptions{FieldManager: "putter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := mapOf(got["status"])
+	if sv := sliceOf(st["storedVersions"]); len(sv) != 2 || sv[0] != "v1" || sv[1] != "v2" {
+		t.Errorf("storedVersions %v, want [v1 v2]", sv)
+	}
+	for _, c := range sliceOf(st["conditions"]) {
+		if lt := mapOf(c)["lastTransitionTime"]; lt != "2020-01-01T00:00:00Z" {
+			t.Errorf("condition %v: lastTransitionTime %v, want the stored one", mapOf(c)["type"], lt)
+		}
+	}
+}
