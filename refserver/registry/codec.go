@@ -60,14 +60,24 @@ func (r *Registry) fromStored(k *Kind, version string, kv storage.KeyValue, rev 
 // withKeptFields puts mf, managedFields a write kept as bytes, back into
 // obj's metadata, decoded as decode decodes them.
 func withKeptFields(obj Object, mf []byte) error {
-	v, ok := jsonvalue.ParseValue(mf, jsonvalue.Float64)
-	if !ok {
-		if err := json.Unmarshal(mf, &v); err != nil {
-			return fmt.Errorf("decode the kept managedFields: %w", err)
-		}
+	v, err := decodeKeptFields(mf)
+	if err != nil {
+		return err
 	}
 	meta(obj)["managedFields"] = v
 	return nil
+}
+
+// decodeKeptFields decodes managedFields a write kept as bytes, as decode
+// decodes them.
+func decodeKeptFields(mf []byte) (any, error) {
+	v, ok := jsonvalue.ParseValue(mf, jsonvalue.Float64)
+	if !ok {
+		if err := json.Unmarshal(mf, &v); err != nil {
+			return nil, fmt.Errorf("decode the kept managedFields: %w", err)
+		}
+	}
+	return v, nil
 }
 
 // parseStored decodes a stored value as encoding/json does: in one pass

@@ -81,6 +81,10 @@ type Kind struct {
 	// PrepareForCreate), so that no managedFields entry owns it: a
 	// namespace's finalizer and phase, a CRD's status.
 	PrepareCreated func(obj Object)
+	// PrepareUpdated is PrepareCreated's counterpart for an update (its
+	// PrepareForUpdate): what it puts back the writer's fields still record,
+	// as on kube-apiserver.
+	PrepareUpdated func(obj, old Object)
 	// Validate checks an object about to be written (old is nil on create).
 	Validate func(obj, old Object) field.ErrorList
 	// Fields are the selectable fields beyond metadata.name and metadata.namespace.

@@ -35,8 +35,13 @@ func namespaceKind(r *Registry) *Kind {
 				m["labels"] = ls
 			}
 			ls["kubernetes.io/metadata.name"] = m["name"]
+		},
+		// The main resource does not change the finalizers (/finalize does).
+		PrepareUpdated: func(obj, old Object) {
 			if sp, ok := old["spec"]; ok {
 				obj["spec"] = sp
+			} else {
+				delete(obj, "spec")
 			}
 		},
 		PrepareCreated: func(obj Object) {

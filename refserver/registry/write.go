@@ -420,13 +420,7 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 		same = sameJSON(obj, old)
 	}
 	if same && !sent {
-		if kept != nil && kept.live != nil {
-			if err := withKeptFields(old, kept.live); err != nil {
-				return opNone, nil, apierrors.NewInternalError(err)
-			}
-			kept.written = nil
-		}
-		return opNone, old, nil // no change: no write, same resourceVersion
+		return unchanged(old, kept)
 	}
 	k.setTypeMeta(obj, version)
 	obj, err := r.recordUpdate(k, version, old, obj, o, kept)
@@ -434,11 +428,27 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 		return opNone, nil, err
 	}
 	m = meta(obj)
-	// A list sent that differs from the stored one in its times alone
-	// changes nothing: kube-apiserver keeps the stored times, and a write
-	// that changes nothing else stores nothing.
-	if same && sameEntriesButTimes(m["managedFields"], om["managedFields"]) {
-		return opNone, old, nil
+	if k.PrepareUpdated != nil {
+		k.PrepareUpdated(obj, old)
+		same = sameWithoutManagedFields(obj, old)
+	}
+	// An object that, the field manager and the kind's strategy done,
+	// differs from the stored one in its managedFields times alone (a list
+	// sent, or a change the strategy undid) changes nothing: kube-apiserver
+	// keeps the stored times, and a write that changes nothing stores
+	// nothing.
+	if same && (sent || k.PrepareUpdated != nil) {
+		now, err := keptOr(m["managedFields"], kept, true)
+		if err != nil {
+			return opNone, nil, err
+		}
+		was, err := keptOr(om["managedFields"], kept, false)
+		if err != nil {
+			return opNone, nil, err
+		}
+		if sameEntriesButTimes(now, was) {
+			return unchanged(old, kept)
+		}
 	}
 	// Removing the last finalizer of a deleted object removes it.
 	if str(m["deletionTimestamp"]) != "" && len(sliceOf(m["finalizers"])) == 0 {
@@ -452,6 +462,40 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 	}
 	k.setTypeMeta(obj, version)
 	return opPut, obj, nil
+}
+
+// unchanged is updated's answer for a write that changes nothing: old, with
+// the managedFields kept as bytes back in it; no write, the same
+// resourceVersion.
+func unchanged(old Object, kept *keptFields) (op, Object, error) {
+	if kept != nil && kept.live != nil {
+		if err := withKeptFields(old, kept.live); err != nil {
+			return opNone, nil, apierrors.NewInternalError(err)
+		}
+		kept.written = nil
+	}
+	return opNone, old, nil
+}
+
+// keptOr is an object's managedFields list: the bytes a write keeps for it
+// (kept.written for the object written, kept.live for the stored one)
+// decoded, or mf, the list in its metadata, where there are none.
+func keptOr(mf any, kept *keptFields, written bool) (any, error) {
+	if kept == nil {
+		return mf, nil
+	}
+	b := kept.live
+	if written {
+		b = kept.written
+	}
+	if b == nil {
+		return mf, nil
+	}
+	v, err := decodeKeptFields(b)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return v, nil
 }
 
 // putString sets m[key] to s: as it is when it holds s already, else from
