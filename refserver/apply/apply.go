@@ -58,6 +58,15 @@ import (
 //go:embed core_v1_schemas.json
 var coreSchemas []byte
 
+// crdSchemas are the OpenAPI v3 component schemas of CustomResourceDefinition
+// and everything it references but ObjectMeta's (coreSchemas has them), from
+// Kubernetes v1.36.3's api/openapi-spec/v3/apis__apiextensions.k8s.io__v1_openapi.json
+// (descriptions removed): kube-apiserver's field manager types a CRD by
+// them, so its entries own spec's fields, not spec itself.
+//
+//go:embed apiextensions_v1_schemas.json
+var crdSchemas []byte
+
 const objectMetaRef = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 // Manager applies and records field ownership for one kind and version.
@@ -92,42 +101,57 @@ type Manager struct {
 	Default func(obj map[string]any)
 }
 
-// ForBuiltin is the Manager of a built-in core/v1 kind: ConfigMap, Secret or
-// Namespace.
+// ForBuiltin is the Manager of a built-in kind: ConfigMap, Secret or
+// Namespace (core/v1), or CustomResourceDefinition (apiextensions.k8s.io/v1).
 func ForBuiltin(kind string) (*Manager, error) {
+	var (
+		gvk schema.GroupVersionKind
+		tc  managedfields.TypeConverter
+		err error
+	)
 	switch kind {
 	case "ConfigMap", "Secret", "Namespace":
+		gvk = schema.GroupVersionKind{Version: "v1", Kind: kind}
+		tc, err = coreTypes.get(coreSchemas)
+	case "CustomResourceDefinition":
+		gvk = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: kind}
+		tc, err = crdTypes.get(coreSchemas, crdSchemas)
 	default:
 		return nil, fmt.Errorf("apply: no built-in schema for kind %q", kind)
 	}
-	tc, err := coreTypeConverter()
 	if err != nil {
 		return nil, err
 	}
-	return newManager(schema.GroupVersionKind{Version: "v1", Kind: kind}, tc, false)
+	return newManager(gvk, tc, false)
 }
 
-// coreTypes is the type converter of the embedded core schemas, built once
-// and shared by the built-in kinds' Managers (it is only read): building it
-// is most of a Manager's cost at start-up.
-var coreTypes struct {
+// coreTypes and crdTypes are the type converters of the embedded schemas,
+// each built once and shared by its kinds' Managers (they are only read):
+// building one is most of a Manager's cost at start-up.
+var coreTypes, crdTypes typeConverter
+
+type typeConverter struct {
 	once sync.Once
 	tc   managedfields.TypeConverter
 	err  error
 }
 
-func coreTypeConverter() (managedfields.TypeConverter, error) {
-	coreTypes.once.Do(func() {
-		models, err := loadCore()
-		if err != nil {
-			coreTypes.err = err
-			return
+// get builds the converter from the models of the documents given, the
+// first time.
+func (c *typeConverter) get(docs ...[]byte) (managedfields.TypeConverter, error) {
+	c.once.Do(func() {
+		models := map[string]*spec.Schema{}
+		for _, doc := range docs {
+			if err := json.Unmarshal(doc, &models); err != nil {
+				c.err = fmt.Errorf("apply: embedded schemas: %w", err)
+				return
+			}
 		}
-		if coreTypes.tc, err = managedfields.NewTypeConverter(models, false); err != nil {
-			coreTypes.err = fmt.Errorf("apply: core schemas: %w", err)
+		if c.tc, c.err = managedfields.NewTypeConverter(models, false); c.err != nil {
+			c.err = fmt.Errorf("apply: embedded schemas: %w", c.err)
 		}
 	})
-	return coreTypes.tc, coreTypes.err
+	return c.tc, c.err
 }
 
 // ForSchema is the Manager of a custom resource version. openAPIV3Schema is

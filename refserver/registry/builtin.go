@@ -22,9 +22,7 @@ func BuiltinKinds(r *Registry) []*Kind {
 		if k.FieldManagers != nil {
 			continue
 		}
-		if k.Typed != nil {
-			fm, err = apply.ForBuiltin(k.Kind)
-		} else {
+		if fm, err = apply.ForBuiltin(k.Kind); err != nil { // no schema of its own: fields deduced
 			fm, err = apply.ForSchema(schema.GroupVersionKind{Group: k.Group, Version: k.StorageVersion(), Kind: k.Kind}, nil)
 		}
 		if err == nil {
