@@ -35,6 +35,8 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -99,30 +101,65 @@ type Manager struct {
 	// Default, when set, defaults an object the way the kind's strategy
 	// does, so applied configurations are compared after defaulting.
 	Default func(obj map[string]any)
+
+	// zero is what a create is compared with where that is not an empty
+	// object: kube-apiserver's field manager compares a new built-in object
+	// with its Go type's zero value, in which a struct field without
+	// omitempty (a CRD's spec and spec.names, a namespace's spec and
+	// status) already exists, so its entry does not own it ("."). nil for
+	// kinds whose zero value is empty but for metadata, and for custom
+	// resources, compared with an empty object as on kube-apiserver.
+	zero map[string]any
 }
 
 // ForBuiltin is the Manager of a built-in kind: ConfigMap, Secret or
 // Namespace (core/v1), or CustomResourceDefinition (apiextensions.k8s.io/v1).
 func ForBuiltin(kind string) (*Manager, error) {
 	var (
-		gvk schema.GroupVersionKind
-		tc  managedfields.TypeConverter
-		err error
+		gvk  schema.GroupVersionKind
+		tc   managedfields.TypeConverter
+		zero any // a new value of the kind's Go type
+		err  error
 	)
 	switch kind {
 	case "ConfigMap", "Secret", "Namespace":
 		gvk = schema.GroupVersionKind{Version: "v1", Kind: kind}
 		tc, err = coreTypes.get(coreSchemas)
+		zero = map[string]any{"ConfigMap": &corev1.ConfigMap{}, "Secret": &corev1.Secret{}, "Namespace": &corev1.Namespace{}}[kind]
 	case "CustomResourceDefinition":
 		gvk = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: kind}
 		tc, err = crdTypes.get(coreSchemas, crdSchemas)
+		zero = &apiextensionsv1.CustomResourceDefinition{}
 	default:
 		return nil, fmt.Errorf("apply: no built-in schema for kind %q", kind)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return newManager(gvk, tc, false)
+	m, err := newManager(gvk, tc, false)
+	if err != nil {
+		return nil, err
+	}
+	m.zero, err = zeroObject(zero)
+	return m, err
+}
+
+// zeroObject is v's JSON as an object without metadata (which a create
+// carries anyway), nil when nothing else is left.
+func zeroObject(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("apply: zero object: %w", err)
+	}
+	var o map[string]any
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, fmt.Errorf("apply: zero object: %w", err)
+	}
+	delete(o, "metadata")
+	if len(o) == 0 {
+		return nil, nil
+	}
+	return o, nil
 }
 
 // coreTypes and crdTypes are the type converters of the embedded schemas,
@@ -265,6 +302,9 @@ func (m *Manager) Update(live, updated map[string]any, manager string) (map[stri
 // libraryUpdate is Update by the FieldManager: the reference the fast path
 // must match.
 func (m *Manager) libraryUpdate(live, updated map[string]any, manager string) (map[string]any, error) {
+	if live == nil {
+		live = m.zero // nil: an empty object
+	}
 	liveObj, err := m.object(live)
 	if err != nil {
 		return nil, err

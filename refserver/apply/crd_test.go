@@ -63,3 +63,47 @@ func withManaged(obj, live map[string]any) map[string]any {
 	obj["metadata"].(map[string]any)["managedFields"] = live["metadata"].(map[string]any)["managedFields"]
 	return obj
 }
+
+// TestCreateComparedWithZeroObject: a create's entry as kube-apiserver
+// v1.36.3 records it (observed): the object is compared with its Go type's
+// zero value, so a struct that value already holds (a CRD's spec and
+// spec.names, a namespace's spec) carries no "." member, and one it lacks
+// (spec.conversion, a pointer) does; a configmap's data, absent from its
+// zero value, does too.
+func TestCreateComparedWithZeroObject(t *testing.T) {
+	for _, tc := range []struct {
+		kind, obj, want string
+	}{
+		{"CustomResourceDefinition", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a.b.c"},` +
+			`"spec":{"group":"b.c","scope":"Namespaced","names":{"plural":"a","kind":"A","singular":"a","listKind":"AList"},"conversion":{"strategy":"None"},` +
+			`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`,
+			`{"f:spec":{"f:conversion":{".":{},"f:strategy":{}},"f:group":{},"f:names":{"f:kind":{},"f:listKind":{},"f:plural":{},"f:singular":{}},"f:scope":{},"f:versions":{}}}`},
+		{"Namespace", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n","labels":{"x":"1"}},"spec":{"finalizers":["example.com/f"]}}`,
+			`{"f:metadata":{"f:labels":{".":{},"f:x":{}}},"f:spec":{"f:finalizers":{}}}`},
+		{"ConfigMap", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}}`,
+			`{"f:data":{".":{},"f:a":{}}}`},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			m, err := ForBuiltin(tc.kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(tc.obj), &obj); err != nil {
+				t.Fatal(err)
+			}
+			out, err := m.Update(nil, obj, "creator")
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, _ := out["metadata"].(map[string]any)["managedFields"].([]any)
+			if len(entries) != 1 {
+				t.Fatalf("entries %v", entries)
+			}
+			got, _ := json.Marshal(entries[0].(map[string]any)["fieldsV1"])
+			if string(got) != tc.want {
+				t.Errorf("fieldsV1 %s\nwant     %s", got, tc.want)
+			}
+		})
+	}
+}
