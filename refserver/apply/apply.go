@@ -112,35 +112,36 @@ type Manager struct {
 	zero map[string]any
 }
 
+// builtins are the built-in kinds with schemas of their own: their group
+// (version v1), the type converter of the embedded schemas that type them,
+// and a new value of their Go type.
+var builtins = map[string]struct {
+	group  string
+	types  func() (managedfields.TypeConverter, error)
+	goType func() any
+}{
+	"ConfigMap":                {"", coreTypeConverter, func() any { return &corev1.ConfigMap{} }},
+	"Secret":                   {"", coreTypeConverter, func() any { return &corev1.Secret{} }},
+	"Namespace":                {"", coreTypeConverter, func() any { return &corev1.Namespace{} }},
+	"CustomResourceDefinition": {"apiextensions.k8s.io", crdTypeConverter, func() any { return &apiextensionsv1.CustomResourceDefinition{} }},
+}
+
 // ForBuiltin is the Manager of a built-in kind: ConfigMap, Secret or
 // Namespace (core/v1), or CustomResourceDefinition (apiextensions.k8s.io/v1).
 func ForBuiltin(kind string) (*Manager, error) {
-	var (
-		gvk  schema.GroupVersionKind
-		tc   managedfields.TypeConverter
-		zero any // a new value of the kind's Go type
-		err  error
-	)
-	switch kind {
-	case "ConfigMap", "Secret", "Namespace":
-		gvk = schema.GroupVersionKind{Version: "v1", Kind: kind}
-		tc, err = coreTypes.get(coreSchemas)
-		zero = map[string]any{"ConfigMap": &corev1.ConfigMap{}, "Secret": &corev1.Secret{}, "Namespace": &corev1.Namespace{}}[kind]
-	case "CustomResourceDefinition":
-		gvk = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: kind}
-		tc, err = crdTypes.get(coreSchemas, crdSchemas)
-		zero = &apiextensionsv1.CustomResourceDefinition{}
-	default:
+	b, ok := builtins[kind]
+	if !ok {
 		return nil, fmt.Errorf("apply: no built-in schema for kind %q", kind)
 	}
+	tc, err := b.types()
 	if err != nil {
 		return nil, err
 	}
-	m, err := newManager(gvk, tc, false)
+	m, err := newManager(schema.GroupVersionKind{Group: b.group, Version: "v1", Kind: kind}, tc, false)
 	if err != nil {
 		return nil, err
 	}
-	m.zero, err = zeroObject(zero)
+	m.zero, err = zeroObject(b.goType())
 	return m, err
 }
 
@@ -166,6 +167,11 @@ func zeroObject(v any) (map[string]any, error) {
 // each built once and shared by its kinds' Managers (they are only read):
 // building one is most of a Manager's cost at start-up.
 var coreTypes, crdTypes typeConverter
+
+func coreTypeConverter() (managedfields.TypeConverter, error) { return coreTypes.get(coreSchemas) }
+func crdTypeConverter() (managedfields.TypeConverter, error) {
+	return crdTypes.get(coreSchemas, crdSchemas)
+}
 
 type typeConverter struct {
 	once sync.Once

@@ -73,7 +73,9 @@ func (m *Manager) now() time.Time {
 
 // fastUpdate is Update's fast path; ok false means decline.
 func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out map[string]any, ok bool) {
-	if !utf8.ValidString(manager) || live == nil && m.zero != nil { // the library's identifier JSON would rewrite it; a create compared with the zero object goes to the library
+	// The library's identifier JSON would rewrite an invalid manager; a
+	// create compared with a zero object other than {} is the library's.
+	if !utf8.ValidString(manager) || live == nil && m.zero != nil {
 		return nil, false
 	}
 	// The common writes first, reading the objects as they come

@@ -50,13 +50,11 @@ func crdKind(r *Registry) *Kind {
 			if _, ok := spec["conversion"]; !ok {
 				spec["conversion"] = map[string]any{"strategy": "None"}
 			}
-			if old != nil {
-				r.keepCRDStatus(obj, old)
-			}
 		},
-		// kube-apiserver's controllers write a new CRD's status through
-		// /status; its creator owns none of it.
+		// kube-apiserver's controllers write a CRD's status through /status;
+		// no writer of the CRD owns it.
 		PrepareCreated: func(obj Object) { r.setCRDStatus(obj) },
+		PrepareUpdated: func(obj, old Object) { r.keepCRDStatus(obj, old) },
 		Validate:       func(obj, old Object) field.ErrorList { return validateCRD(r, obj, old) },
 		AfterWrite: func(obj, old Object) {
 			r.syncCRD(obj, old)

@@ -81,9 +81,9 @@ type Kind struct {
 	// PrepareForCreate), so that no managedFields entry owns it: a
 	// namespace's finalizer and phase, a CRD's status.
 	PrepareCreated func(obj Object)
-	// PrepareUpdated is PrepareCreated's counterpart for an update (its
-	// PrepareForUpdate): what it puts back the writer's fields still record,
-	// as on kube-apiserver.
+	// PrepareUpdated is PrepareCreated's counterpart on an update (its
+	// PrepareForUpdate): it runs after the writer's fields are recorded, so
+	// a change it undoes still counts as the writer's, as on kube-apiserver.
 	PrepareUpdated func(obj, old Object)
 	// Validate checks an object about to be written (old is nil on create).
 	Validate func(obj, old Object) field.ErrorList
