@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -296,6 +297,30 @@ func TestAdminEndpoints(t *testing.T) {
 	if g.str("reason") != "Expired" || g.str("message") != "The resourceVersion for the provided list is too old." {
 		t.Fatalf("410: %s", g.Body)
 	}
+	// A page served right after a compaction is at the compacted revision,
+	// whose state stays readable (as etcd's compact revision does): its
+	// continue token still works after the next write, and so does an
+	// Exact list there, while one below it is gone.
+	for _, n := range []string{"a", "b", "c", "d"} {
+		c.mustCode(c.do("POST", "/api/v1/namespaces/adm/configmaps", cm(n, nil, nil)), 201)
+	}
+	comp = c.do("POST", "/apiconform/admin/compact", nil)
+	c.mustCode(comp, 200)
+	at := fmt.Sprint(int64(comp.get("compactedRevision").(float64)))
+	first := c.do("GET", "/api/v1/namespaces/adm/configmaps?limit=2", nil)
+	c.mustCode(first, 200)
+	if first.str("metadata.resourceVersion") != at || first.str("metadata.continue") == "" {
+		t.Fatalf("first page after compacting to %s: %s", at, first.Body)
+	}
+	c.mustCode(c.do("POST", "/api/v1/namespaces/adm2/configmaps", cm("later", nil, nil)), 201)
+	rest := c.do("GET", "/api/v1/namespaces/adm/configmaps?limit=2&continue="+url.QueryEscape(first.str("metadata.continue")), nil)
+	c.mustCode(rest, 200)
+	if rest.str("items.0.metadata.name") != "c" || rest.str("items.1.metadata.name") != "d" || rest.str("metadata.resourceVersion") != at {
+		t.Fatalf("second page after a write: %s", rest.Body)
+	}
+	c.mustCode(c.do("GET", "/api/v1/namespaces/adm/configmaps?resourceVersionMatch=Exact&resourceVersion="+at, nil), 200)
+	below := fmt.Sprint(int64(comp.get("compactedRevision").(float64)) - 1)
+	c.mustCode(c.do("GET", "/api/v1/namespaces/adm/configmaps?resourceVersionMatch=Exact&resourceVersion="+below, nil), 410)
 	// Without the flag the paths are 404; a non-admin user is refused.
 	_, off := startTest(t, func(c *Config) { c.EnableAdminEndpoints = false })
 	off.mustCode(off.do("GET", "/apiconform/admin", nil), 404)

@@ -162,14 +162,6 @@ func (r *Registry) list(ctx context.Context, k *Kind, version, ns string, plan r
 		opts.Candidates = r.labelCandidates(ctx, k, version, prefix, sel)
 	}
 	res, err := r.store.List(ctx, opts)
-	if errors.Is(err, storage.ErrCompacted) && opts.Revision > 0 && opts.Revision == r.store.CurrentRevision() {
-		// Compaction at the current revision leaves that state readable as "latest".
-		want := opts.Revision
-		opts.Revision = 0
-		if res, err = r.store.List(ctx, opts); err == nil && res.Revision != want {
-			err = storage.ErrCompacted
-		}
-	}
 	if err != nil {
 		if errors.Is(err, storage.ErrCompacted) && plan.Mode == rvplan.Continue {
 			se := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")

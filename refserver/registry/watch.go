@@ -418,8 +418,8 @@ func (r *Registry) sendInitial(ctx context.Context, k *Kind, version string, sel
 func (r *Registry) snapshotValue(ctx context.Context, k *Kind, kv storage.KeyValue, rev int64) (storage.KeyValue, error) {
 	got, err := r.store.Get(ctx, kv.Key, rev)
 	if errors.Is(err, storage.ErrCompacted) {
-		// Compacted at rev, its state is still the latest unless the key
-		// was written since.
+		// Compacted past rev: the key's state then is still its latest
+		// unless it was written since.
 		if got, err = r.store.Get(ctx, kv.Key, 0); err == nil && got.ModRevision != kv.ModRevision {
 			err = storage.ErrCompacted
 		}

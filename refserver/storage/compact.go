@@ -21,8 +21,8 @@ type trim struct {
 	n    int
 }
 
-// Compact drops history at and below revision, keeping the current value of
-// every live key. A revision at or below the compacted one is a no-op;
+// Compact drops the states before revision and the changes up to it, keeping
+// each key's version at revision. A revision at or below the compacted one is a no-op;
 // one beyond the current revision compacts up to the current revision.
 func (s *MVCCStore) Compact(revision int64) error {
 	if err := s.writable(context.Background()); err != nil {

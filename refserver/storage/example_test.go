@@ -31,12 +31,12 @@ func Example() {
 	}
 
 	s.Compact(2)
-	_, err := s.Get(ctx, "/pods/a", 2)
+	_, err := s.Get(ctx, "/pods/a", 1)
 	fmt.Println(err)
 	// Output:
 	// at 1: /pods/a=v1 (mod 1)
 	// page: 1 item, more=true, remaining=1, at revision 3
 	// event PUT /pods/a=v2 at 2
 	// event PUT /pods/b=v1 at 3
-	// revision 2, compacted 2: storage: revision has been compacted
+	// revision 1, compacted 2: storage: revision has been compacted
 }

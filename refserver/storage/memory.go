@@ -18,8 +18,9 @@ type Options struct {
 	// HistoryWindow keeps past revisions readable for this long after they
 	// stopped being current (0 = DefaultHistoryWindow, negative = forever).
 	HistoryWindow time.Duration
-	// HistoryMaxRevisions keeps at most this many revisions readable,
-	// the current one included (0 = unlimited).
+	// HistoryMaxRevisions keeps the changes of at most this many revisions,
+	// the current one included, so the states after each and the one before
+	// the oldest stay readable (0 = unlimited).
 	HistoryMaxRevisions int
 	// Clock is the time source for the history window (nil = time.Now).
 	// Tests inject one to expire history without sleeping.

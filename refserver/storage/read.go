@@ -44,7 +44,11 @@ func (s *MVCCStore) readRevisionLocked(revision int64) (int64, error) {
 		return 0, fmt.Errorf("storage: invalid revision %d", revision)
 	case revision > s.rev:
 		return 0, fmt.Errorf("revision %d, current %d: %w", revision, s.rev, ErrFutureRevision)
-	case revision <= s.compacted:
+	case revision < s.compacted:
+		// The compacted revision's own state is kept whole (compact.go), as
+		// etcd serves its compact revision: a page served there right after
+		// a compaction gives a continue token that still works after the
+		// next write.
 		return 0, fmt.Errorf("revision %d, compacted %d: %w", revision, s.compacted, ErrCompacted)
 	}
 	return revision, nil

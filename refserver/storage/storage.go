@@ -85,7 +85,8 @@ var (
 	ErrNotFound = errors.New("storage: key not found")
 	// ErrConflict: the key's ModRevision differs from the caller's precondition.
 	ErrConflict = errors.New("storage: revision precondition failed")
-	// ErrCompacted: the revision asked for is at or below the compacted revision.
+	// ErrCompacted: the revision asked for is below the compacted revision
+	// (a read), or a watch would need changes at or below it.
 	ErrCompacted = errors.New("storage: revision has been compacted")
 	// ErrFutureRevision: the revision asked for is above the current revision.
 	ErrFutureRevision = errors.New("storage: revision is not yet reached")
@@ -206,11 +207,14 @@ type Store interface {
 	Watch(ctx context.Context, prefix string, afterRevision int64, keep EventFilter) (Watcher, error)
 	// CurrentRevision is the revision of the last write (0 for an empty store).
 	CurrentRevision() int64
-	// CompactedRevision is the highest revision no longer readable (0 = none).
+	// CompactedRevision is the revision history was compacted to (0 = none):
+	// its state is the oldest still readable, and its changes and every
+	// earlier one are gone, as etcd keeps its compact revision.
 	CompactedRevision() int64
-	// Compact drops history at and below revision; the current value of each
-	// live key is kept. Compacting at or beyond the current revision compacts
-	// everything but the live keys.
+	// Compact drops the states before revision and the changes up to it;
+	// the state at revision stays readable (each key keeps its version
+	// there). Compacting at or beyond the current revision leaves the
+	// current state alone.
 	Compact(revision int64) error
 	// WaitForRevision blocks until CurrentRevision() >= revision or ctx ends.
 	WaitForRevision(ctx context.Context, revision int64) error

@@ -138,7 +138,7 @@ func TestCompaction(t *testing.T) {
 				if got := s.CompactedRevision(); got != want {
 					t.Fatalf("after Compact(%d) compacted = %d, want %d", c.compact, got, want)
 				}
-				for rev := int64(1); rev <= want; rev++ {
+				for rev := int64(1); rev < want; rev++ {
 					if _, err := s.Get(ctx, "k00", rev); !errors.Is(err, ErrCompacted) {
 						t.Fatalf("Get at compacted %d: %v", rev, err)
 					}
@@ -146,7 +146,8 @@ func TestCompaction(t *testing.T) {
 						t.Fatalf("List at compacted %d: %v", rev, err)
 					}
 				}
-				for rev := want + 1; rev <= s.CurrentRevision(); rev++ {
+				// The compacted revision's own state stays readable, as etcd's does.
+				for rev := want; rev <= s.CurrentRevision(); rev++ {
 					m.checkRevision(rev)
 				}
 			}
@@ -180,11 +181,11 @@ func TestCompaction(t *testing.T) {
 					t.Fatalf("after %d writes compacted = %d, want %d", i, s.CompactedRevision(), want)
 				}
 			}
-			for rev := int64(31); rev <= 40; rev++ {
+			for rev := int64(30); rev <= 40; rev++ {
 				m.checkRevision(rev)
 			}
-			if _, err := s.Get(ctx, "k00", 30); !errors.Is(err, ErrCompacted) {
-				t.Fatalf("Get at 30: %v", err)
+			if _, err := s.Get(ctx, "k00", 29); !errors.Is(err, ErrCompacted) {
+				t.Fatalf("Get at 29: %v", err)
 			}
 		})
 		t.Run(b.name+"/window", func(t *testing.T) {
@@ -201,7 +202,7 @@ func TestCompaction(t *testing.T) {
 			if err := s.ApplyRetention(); err != nil || s.CompactedRevision() != 0 {
 				t.Fatalf("nothing should expire yet: compacted %d, %v", s.CompactedRevision(), err)
 			}
-			clock.Advance(35 * time.Second) // now 85s: revisions 1 (ended 10s) and 2 (ended 20s) are out.
+			clock.Advance(35 * time.Second) // now 85s: revisions 1 (ended 10s) and 2 (ended 20s) passed the window; compacted to 2, whose own state stays readable.
 			if err := s.ApplyRetention(); err != nil || s.CompactedRevision() != 2 {
 				t.Fatalf("compacted = %d (%v), want 2", s.CompactedRevision(), err)
 			}
@@ -212,10 +213,11 @@ func TestCompaction(t *testing.T) {
 			if got := s.CompactedRevision(); got != 4 {
 				t.Fatalf("after write compacted = %d, want 4", got)
 			}
+			m.checkRevision(4)
 			m.checkRevision(5)
 			m.checkRevision(6)
-			if _, err := s.Get(ctx, "k1", 4); !errors.Is(err, ErrCompacted) {
-				t.Fatalf("Get at 4: %v", err)
+			if _, err := s.Get(ctx, "k1", 3); !errors.Is(err, ErrCompacted) {
+				t.Fatalf("Get at 3: %v", err)
 			}
 			// Idle for an hour: the current revision itself stays readable.
 			clock.Advance(time.Hour)

@@ -133,7 +133,7 @@ every client on its address.`,
 	f.StringVar(&cfg.DataDir, "data-dir", "", "keep objects in a bbolt file in this directory (survives restarts); default in memory")
 	f.BoolVar(&cfg.FreshStore, "fresh-store", false, "with --data-dir: start an empty store when the data file is empty (0 bytes) instead of refusing it")
 	f.DurationVar(&cfg.HistoryWindow, "history-window", 5*time.Minute, "how long past revisions stay readable")
-	f.IntVar(&cfg.HistoryMaxRevisions, "history-max-revisions", 0, "at most this many revisions stay readable (0 = no limit)")
+	f.IntVar(&cfg.HistoryMaxRevisions, "history-max-revisions", 0, "keep the changes of at most this many revisions; the state before the oldest of them stays readable too (0 = no limit)")
 	f.StringVar(&tokenFile, "token-auth-file", "", "kube-apiserver style token CSV: token,user,uid,\"group1,group2\"")
 	f.StringVar(&rulesFile, "authorization-rules", "", "YAML rules: {rules: [{users|groups, verbs, resources, namespaces, resourceNames | nonResourceURLs}]}; \"*\" in users/groups = authenticated users")
 	f.BoolVar(&cfg.EnableAdminEndpoints, "enable-admin-endpoints", false, "serve /apiconform/admin (compaction) to system:masters users (to everyone on an open server)")
