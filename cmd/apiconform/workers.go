@@ -55,7 +55,8 @@ func runWorkers(ctx, sigCtx context.Context, o *runOptions, sel selection, targe
 		files[i] = filepath.Join(tmp, fmt.Sprintf("worker-%d.json", i))
 		args := workerArgs(o, sel, target, group, files[i])
 		cmd := exec.CommandContext(ctx, self, args...)
-		cmd.Env = append(os.Environ(), tokenEnv+"="+target.Token)
+		// One history lock for the run (suites/framework/historylock.go).
+		cmd.Env = append(os.Environ(), tokenEnv+"="+target.Token, framework.HistoryLockEnv+"="+tmp)
 		cmd.SysProcAttr = ownProcessGroup()
 		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 		cmd.WaitDelay = workerGrace

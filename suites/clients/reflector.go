@@ -24,7 +24,7 @@ import (
 var _ = Describe("Reflector", fw.Area(area), func() {
 	f := fw.New(area)
 
-	It("relists after 410 Gone and converges to the server's state", fw.Req("CLIENT-REFLECTOR-RELIST-410"), func() {
+	It("relists after 410 Gone and converges to the server's state", fw.Req("CLIENT-REFLECTOR-RELIST-410"), fw.CompactsHistory, func() {
 		crd := f.CreateCRD(fw.CRDOptions{})
 		ri := dynamicClient().Resource(gvrOf(crd, "v1")).Namespace(f.Namespace)
 		var names []string

@@ -217,10 +217,14 @@ var ErrNotSupported = errors.New("not supported by this target")
 
 // Compact asks the reference server to compact its history now and returns
 // the compacted revision. Other targets: an error wrapping ErrNotSupported.
+// Only a spec labelled CompactsHistory may call it.
 func Compact(ctx context.Context) (int64, error) {
 	s := st()
 	if !s.caps.RefServer {
 		return 0, fmt.Errorf("compact: %w (only the reference server offers /apiconform/admin/compact)", ErrNotSupported)
+	}
+	if !compactsHistory() {
+		return 0, errors.New("compact: the spec is not labelled framework.CompactsHistory, so it would compact while other workers' specs read history (historylock.go)")
 	}
 	r, err := s.client.Do(ctx, Request{Method: "POST", Path: "/apiconform/admin/compact", Body: []byte("{}")})
 	if err != nil {

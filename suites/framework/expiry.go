@@ -73,6 +73,7 @@ var histories struct {
 // was written.
 func (f *Framework) ItAfterExpiry(text string, labels ginkgo.Labels, prepare func(*Framework) History) bool {
 	cr := ginkgo.CurrentTreeConstructionNodeReport()
+	labels = append(labels, compactsLabel) // the reference server's history goes by Compact
 	n := &need{area: f.Area, labels: append(cr.Labels(), labels...), prepare: prepare,
 		text: strings.TrimSpace(cr.FullText() + " " + text)}
 	histories.mu.Lock()

@@ -36,6 +36,7 @@ func New(area string) *Framework {
 	ginkgo.BeforeEach(func() {
 		s := st()
 		afterSpec := guardSpec(s.ctx, s.client) // outcome.go: not run, or error when the target went away
+		lockHistory(s.ctx)                      // historylock.go: compactions apart from other workers' specs
 		prepareEarly(s)                         // expiry.go: once per process, before anything is recorded
 		f.ctx = s.ctx
 		f.counter = 0

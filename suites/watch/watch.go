@@ -127,7 +127,7 @@ var _ = Describe("watch streams", fw.Area(area), func() {
 var _ = Describe("history and the future", fw.Area(area), func() {
 	f := fw.New(area)
 
-	It("may end a watch from a dropped resourceVersion with 410 Gone", fw.Req("WATCH-GONE-410"), func() {
+	It("may end a watch from a dropped resourceVersion with 410 Gone", fw.Req("WATCH-GONE-410"), fw.CompactsHistory, func() {
 		var old string
 		if fw.Caps().RefServer {
 			x := f.CreateObj(f.Name("x"), "v1", nil)
