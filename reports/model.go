@@ -68,15 +68,19 @@ const (
 
 // Report is the whole model a renderer draws.
 type Report struct {
-	Schema   string         `json:"schema"`
-	Columns  []Column       `json:"columns"`
-	Areas    []AreaGroup    `json:"areas"`
-	Levels   []LevelTotals  `json:"levels"`
-	Tables   []MarkedTable  `json:"tables"`
-	Changes  []Change       `json:"changes"`
-	Failures []FailureEntry `json:"failures"`
+	Schema   string        `json:"schema"`
+	Columns  []Column      `json:"columns"`
+	Areas    []AreaGroup   `json:"areas"`
+	Levels   []LevelTotals `json:"levels"`
+	Tables   []MarkedTable `json:"tables"`
+	Changes  []Change      `json:"changes"`
+	Failures []SpecEntry   `json:"failures"`
 	// Errors are the specs that ended in error, apart from the failures.
-	Errors []FailureEntry `json:"errors"`
+	Errors []SpecEntry `json:"errors"`
+	// Observed are the specs that recorded what they saw (result.Observation),
+	// whatever their outcome, in column and run order: where the documents
+	// allow a choice, which one the target made.
+	Observed []SpecEntry `json:"observed"`
 
 	// Results are the sanitised inputs, one per column.
 	Results []result.Result `json:"-"`
@@ -235,8 +239,8 @@ type Change struct {
 	To          Status        `json:"to"`
 }
 
-// FailureEntry is one failed spec, with the column it belongs to.
-type FailureEntry struct {
+// SpecEntry is one spec of a result, with the column it belongs to.
+type SpecEntry struct {
 	Column int               `json:"column"`
 	Label  string            `json:"label"`
 	Spec   result.SpecResult `json:"spec"`
@@ -246,7 +250,8 @@ type FailureEntry struct {
 // sanitised first, so nothing a renderer draws can carry a credential.
 func Build(cat Catalogue, results ...result.Result) *Report {
 	rep := &Report{Schema: MatrixSchema, Columns: []Column{}, Areas: []AreaGroup{}, Levels: []LevelTotals{},
-		Tables: []MarkedTable{}, Changes: []Change{}, Failures: []FailureEntry{}, Errors: []FailureEntry{}}
+		Tables: []MarkedTable{}, Changes: []Change{}, Failures: []SpecEntry{}, Errors: []SpecEntry{},
+		Observed: []SpecEntry{}}
 	for _, r := range results {
 		rep.Results = append(rep.Results, result.Sanitize(r))
 	}
@@ -312,11 +317,15 @@ func Build(cat Catalogue, results ...result.Result) *Report {
 	rep.Changes = compare(rep.Areas, rep.Columns)
 	for c, r := range rep.Results {
 		for _, s := range r.Specs {
+			e := SpecEntry{Column: c, Label: rep.Columns[c].Label, Spec: s}
 			switch s.Outcome {
 			case result.Failed:
-				rep.Failures = append(rep.Failures, FailureEntry{Column: c, Label: rep.Columns[c].Label, Spec: s})
+				rep.Failures = append(rep.Failures, e)
 			case result.Errored:
-				rep.Errors = append(rep.Errors, FailureEntry{Column: c, Label: rep.Columns[c].Label, Spec: s})
+				rep.Errors = append(rep.Errors, e)
+			}
+			if len(s.Observations) > 0 {
+				rep.Observed = append(rep.Observed, e)
 			}
 		}
 	}

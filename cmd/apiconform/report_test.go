@@ -66,7 +66,7 @@ func TestRunReport(t *testing.T) {
 		{name: "summary coverage", args: []string{ref}, opts: reportOptions{format: "summary"},
 			contains: []string{"Documentation coverage: ", "covered sections in this run: "}},
 		{name: "json coverage", args: []string{ref}, opts: reportOptions{format: "json"},
-			contains: []string{`"schemaVersion": "apiconform.io/result/v1.2"`, `"coverage": {`, `"outcome": "not-in-run"`}},
+			contains: []string{`"schemaVersion": "apiconform.io/result/v1.3"`, `"coverage": {`, `"outcome": "not-in-run"`}},
 		{name: "terminal coverage", args: []string{ref}, opts: reportOptions{format: "terminal"},
 			contains: []string{"Documentation coverage", "000 Kubernetes API Concepts", "004 Changing the API (Chinese)"}},
 		{name: "json compare", args: []string{ref, kube}, opts: reportOptions{format: "json"}, contains: []string{`"schema": "apiconform.io/matrix/v1"`}},

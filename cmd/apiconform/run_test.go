@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/spec/catalog"
 )
 
@@ -125,5 +129,49 @@ func TestShareAreas(t *testing.T) {
 	}
 	if got := shareAreas([]string{"apply"}, 4); len(got) != 1 {
 		t.Errorf("one area shares into one group, got %v", got)
+	}
+}
+
+// TestRunCarriesObservations runs two specs that record what they saw, in
+// two worker processes, and checks that their records reach result.json
+// and the Markdown and JUnit reports: the worker's result file and the
+// merge must carry them as the in-process path does.
+func TestRunCarriesObservations(t *testing.T) {
+	out := t.TempDir()
+	c := startRunChild(t, 2*time.Minute, "run", "-p", "2", "-q", "--out", out, "--format", "json,junit,md",
+		"--focus", "PAGE-CONTINUE-EXPIRED-410,WATCH-BOOKMARK-OPTIONAL")
+	code := c.wait(t)
+	r, err := result.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Specs {
+		if s.Failure != nil {
+			t.Errorf("%s: %s: %s", s.Name, s.Outcome, s.Failure.Message)
+		}
+	}
+	if code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	seen := map[string]string{}
+	for _, s := range r.Specs {
+		for _, o := range s.Observations {
+			seen[o.Name] = o.Text
+		}
+	}
+	for name, prefix := range map[string]string{"expired token": "410 ", "bookmarks": ""} {
+		text, ok := seen[name]
+		if !ok || !strings.HasPrefix(text, prefix) {
+			t.Errorf("observation %q = %q (present %v), want text starting %q; all: %v", name, text, ok, prefix, seen)
+		}
+	}
+	for file, want := range map[string]string{"report.md": "**expired token**: 410 ", "junit.xml": "<system-out>expired token: 410 "} {
+		b, err := os.ReadFile(filepath.Join(out, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q", file, want)
+		}
 	}
 }

@@ -68,8 +68,8 @@ func clip(s string, n int) string {
 }
 
 // problems lists the failures, then the errors, of the report.
-func problems(rep *reports.Report) []reports.FailureEntry {
-	out := make([]reports.FailureEntry, 0, len(rep.Failures)+len(rep.Errors))
+func problems(rep *reports.Report) []reports.SpecEntry {
+	out := make([]reports.SpecEntry, 0, len(rep.Failures)+len(rep.Errors))
 	out = append(out, rep.Failures...)
 	return append(out, rep.Errors...)
 }

@@ -29,30 +29,33 @@ var htmlTemplate = sync.OnceValue(func() *template.Template {
 		"word":     statusWord,
 		"cellWord": cellWord,
 		"add1":     func(i int) int { return i + 1 },
+		"outcome":  outcomeWord,
 	}).Parse(htmlTemplateText))
 })
 
 // The view is the report flattened into what the template lays out.
 type htmlView struct {
-	Incomplete []string // INCOMPLETE headlines, shown first
-	Problems   string   // "Failures (3) and errors (1)"
-	CSS        template.CSS
-	JS         template.JS
-	Title      string
-	Columns    []htmlColumn
-	NCols      int // columns in the matrix (requirement + level + results)
-	Changes    []reports.Change
-	Counts     map[string]int
-	AreaNames  []string
-	Levels     []string
-	Areas      []htmlArea
-	LevelRows  []htmlTotalsRow
-	Tables     []reports.MarkedTable
-	Coverage   *htmlCoverage
-	Failures   []htmlFailure
-	Skipped    []htmlSkipped
-	Total      int
-	Multi      bool
+	Incomplete    []string // INCOMPLETE headlines, shown first
+	Problems      string   // "Failures (3) and errors (1)"
+	CSS           template.CSS
+	JS            template.JS
+	Title         string
+	Columns       []htmlColumn
+	NCols         int // columns in the matrix (requirement + level + results)
+	Changes       []reports.Change
+	Counts        map[string]int
+	AreaNames     []string
+	Levels        []string
+	Areas         []htmlArea
+	LevelRows     []htmlTotalsRow
+	Tables        []reports.MarkedTable
+	Coverage      *htmlCoverage
+	Failures      []htmlFailure
+	Skipped       []htmlSkipped
+	Observed      []reports.SpecEntry
+	ObservedIntro string
+	Total         int
+	Multi         bool
 }
 
 type htmlColumn struct {
@@ -271,7 +274,7 @@ func conformanceClass(t reports.Tally) string {
 func WriteHTML(w io.Writer, rep *reports.Report) error {
 	v := htmlView{CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS), NCols: 2 + len(rep.Columns), Changes: rep.Changes, Multi: len(rep.Columns) > 1,
 		Counts: map[string]int{"regression": rep.Count(reports.Regression), "fix": rep.Count(reports.Fix), "changed": rep.Count(reports.Changed)},
-		Tables: rep.Tables}
+		Tables: rep.Tables, Observed: rep.Observed, ObservedIntro: observedIntro}
 	labels := make([]string, len(rep.Columns))
 	for i, c := range rep.Columns {
 		labels[i] = c.Label
@@ -333,7 +336,7 @@ func WriteHTML(w io.Writer, rep *reports.Report) error {
 					for _, si := range c.Specs {
 						s := rep.Results[ci].Specs[si]
 						if s.Outcome == result.Failed || s.Outcome == result.Errored {
-							hc.Failures = append(hc.Failures, failureView(reports.FailureEntry{Column: ci, Label: labels[ci], Spec: s}, anchors[[2]int{ci, si}]))
+							hc.Failures = append(hc.Failures, failureView(reports.SpecEntry{Column: ci, Label: labels[ci], Spec: s}, anchors[[2]int{ci, si}]))
 						}
 					}
 				}
@@ -376,7 +379,7 @@ func WriteHTML(w io.Writer, rep *reports.Report) error {
 	return htmlTemplate().Execute(w, v)
 }
 
-func failureView(f reports.FailureEntry, anchor string) htmlFailure {
+func failureView(f reports.SpecEntry, anchor string) htmlFailure {
 	hf := htmlFailure{Anchor: anchor, Label: f.Label, Spec: f.Spec, Class: "fail", Verdict: verdictLine(f.Spec)}
 	if f.Spec.Outcome == result.Errored {
 		hf.Class = "error"

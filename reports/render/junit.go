@@ -48,6 +48,7 @@ type junitCase struct {
 	Failure    *junitFailure   `xml:"failure,omitempty"`
 	Error      *junitFailure   `xml:"error,omitempty"`
 	Skipped    *junitSkipped   `xml:"skipped,omitempty"`
+	SystemOut  string          `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -68,6 +69,7 @@ func seconds(d result.Duration) string { return fmt.Sprintf("%.3f", d.Std().Seco
 // systems show) and its text has the failure, the decisive exchange first
 // and the setup/teardown requests listed last. Harness errors are <error>;
 // skipped, not-applicable and not-run specs are <skipped> with the reason.
+// What a spec recorded seeing is its <system-out>, a line per observation.
 // An incomplete run says so in a property and in the suite's system-err.
 func WriteJUnit(w io.Writer, rep *reports.Report) error {
 	doc := junitSuites{Name: "apiconform"}
@@ -111,6 +113,7 @@ func WriteJUnit(w io.Writer, rep *reports.Report) error {
 				s.Skipped++
 				c.Skipped = &junitSkipped{Message: skipMessage(sp)}
 			}
+			c.SystemOut = junitObserved(sp)
 			s.Cases = append(s.Cases, c)
 		}
 		s.Tests = len(r.Specs)
@@ -132,6 +135,15 @@ func WriteJUnit(w io.Writer, rep *reports.Report) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// junitObserved is a spec's observations, one "name: text" line each.
+func junitObserved(sp result.SpecResult) string {
+	var b strings.Builder
+	for _, o := range sp.Observations {
+		b.WriteString(observationLine(o, maxShownObservation) + "\n")
+	}
+	return b.String()
 }
 
 // skipMessage is the reason, prefixed for the outcomes JUnit has no word for.

@@ -202,7 +202,33 @@ func WriteMarkdown(out io.Writer, rep *reports.Report) error {
 			fmt.Fprintln(w, s)
 		}
 	}
+	mdObserved(w, rep)
 	return w.Flush()
+}
+
+// mdObserved lists the specs that recorded what they saw, collapsed: a
+// reader looking for why a spec passed opens it.
+func mdObserved(w io.Writer, rep *reports.Report) {
+	if len(rep.Observed) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "## What the specs saw (%d)\n\n", len(rep.Observed))
+	fmt.Fprintln(w, observedIntro)
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "<details><summary>%d spec(s) recorded what they saw</summary>\n\n", len(rep.Observed))
+	fmt.Fprintln(w, "| Result | Outcome | Spec | Observed |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, e := range rep.Observed {
+		seen := make([]string, len(e.Spec.Observations))
+		for i, o := range e.Spec.Observations {
+			seen[i] = "**" + mdCell(o.Name) + "**: " + mdCell(clip(o.Text, maxShownObservation))
+		}
+		fmt.Fprintf(w, "| %s | %s | %s<br><sub>%s</sub> | %s |\n", mdCell(e.Label), outcomeWord(e.Spec.Outcome), mdCell(e.Spec.Name),
+			mdCell(reqIDs(e.Spec)), strings.Join(seen, "<br>"))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "</details>")
 }
 
 // mdCoverage writes the documentation coverage section: totals per
@@ -315,7 +341,7 @@ func mdAnchor(i int) string { return fmt.Sprintf("failure-%d", i+1) }
 
 // mdFailure writes one failure's details: verdict, requirements, message,
 // the decisive exchange in full, other steps and setup/teardown collapsed.
-func mdFailure(w io.Writer, rep *reports.Report, f reports.FailureEntry, i int) {
+func mdFailure(w io.Writer, rep *reports.Report, f reports.SpecEntry, i int) {
 	icon := "❌"
 	if f.Spec.Outcome == result.Errored {
 		icon = "⚠️"
@@ -335,6 +361,13 @@ func mdFailure(w io.Writer, rep *reports.Report, f reports.FailureEntry, i int) 
 		fmt.Fprintf(w, " · at `%s`", f.Spec.Failure.Location)
 	}
 	fmt.Fprintln(w)
+	if len(f.Spec.Observations) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Observed:")
+		for _, o := range f.Spec.Observations {
+			fmt.Fprintf(w, "- %s\n", mdText(observationLine(o, maxShownObservation)))
+		}
+	}
 	keep := keepsManagedFields(f.Spec)
 	main, aside := exchangeGroups(f.Spec.Exchanges)
 	if len(main) > 0 && main[0].Role == result.Decisive {

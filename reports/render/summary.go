@@ -167,7 +167,7 @@ func summaryHeadline(c reports.Column) string {
 
 // summaryLine is one failure: icon, requirement IDs with their strongest
 // level, the verdict, and the result's label when several are compared.
-func summaryLine(rep *reports.Report, f reports.FailureEntry) string {
+func summaryLine(rep *reports.Report, f reports.SpecEntry) string {
 	icon := "❌"
 	if f.Spec.Outcome == result.Errored {
 		icon = "⚠️"

@@ -326,7 +326,7 @@ func terminalMatrix(w io.Writer, rep *reports.Report, p painter) error {
 
 // terminalDetails prints each failure's location, message and exchanges
 // (decisive first; setup and teardown as one line each) (-v).
-func terminalDetails(w io.Writer, rep *reports.Report, probs []reports.FailureEntry) {
+func terminalDetails(w io.Writer, rep *reports.Report, probs []reports.SpecEntry) {
 	for i, f := range probs {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "%d. [%s] %s\n", i+1, f.Label, f.Spec.Name)

@@ -120,6 +120,7 @@ func specFromGinkgo(sr types.SpecReport, isSpec bool) SpecResult {
 	}
 	s.Exchanges = exchangesFromEntries(sr.ReportEntries)
 	s.Verdict = verdictFromEntries(sr.ReportEntries)
+	s.Observations = observationsFromEntries(sr.ReportEntries)
 	return s
 }
 

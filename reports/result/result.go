@@ -16,8 +16,9 @@ import (
 // v1.1 added the outcomes error, not-applicable and not-run, the counts of
 // them, and incomplete; a v1 file (passed, failed, skipped) reads unchanged.
 // v1.2 added coverage (optional, derived: see Coverage); v1 and v1.1 files
-// read unchanged and render the same coverage section.
-const SchemaVersion = "apiconform.io/result/v1.2"
+// read unchanged and render the same coverage section. v1.3 added a spec's
+// observations (optional); earlier files read unchanged, without them.
+const SchemaVersion = "apiconform.io/result/v1.3"
 
 const schemaPrefix = "apiconform.io/result/"
 
@@ -83,6 +84,8 @@ type SpecResult struct {
 	// "expected 410 Gone, got 200 OK (GET …)"), produced by the assertion that failed.
 	Verdict   string     `json:"verdict,omitempty"`
 	Exchanges []Exchange `json:"exchanges,omitempty"`
+	// Observations are what the spec recorded seeing (v1.3), in its order.
+	Observations []Observation `json:"observations,omitempty"`
 }
 
 // Failure is why a spec failed or ended in error.

@@ -45,7 +45,8 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		Duration:      Duration(1500 * time.Millisecond),
 		Specs: []SpecResult{{Name: "a spec", Area: "watch", Requirements: []string{"W-1"}, Outcome: Failed,
 			Duration: Duration(time.Millisecond), Failure: &Failure{Message: "boom", Location: "x.go:1"},
-			Exchanges: []Exchange{{Method: "GET", URL: "/api", Status: 200, RequestHeaders: []Header{{Name: "Accept", Value: "*/*"}}}}}},
+			Exchanges:    []Exchange{{Method: "GET", URL: "/api", Status: 200, RequestHeaders: []Header{{Name: "Accept", Value: "*/*"}}}},
+			Observations: []Observation{{Name: "410", Text: "410 Expired: too old"}}}},
 	}
 	var buf bytes.Buffer
 	if err := Write(&buf, in); err != nil {
@@ -60,7 +61,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 	if out.Target.Name != "t" || out.Duration != in.Duration || !out.StartedAt.Equal(in.StartedAt) ||
 		len(out.Specs) != 1 || out.Specs[0].Failure.Message != "boom" || out.Specs[0].Exchanges[0].RequestHeaders[0].Value != "*/*" ||
-		!out.Target.Capabilities["watchList"] {
+		!out.Target.Capabilities["watchList"] || !reflect.DeepEqual(out.Specs[0].Observations, in.Specs[0].Observations) {
 		t.Errorf("round trip lost data: %+v", out)
 	}
 }
@@ -150,11 +151,17 @@ func TestFromGinkgo(t *testing.T) {
 				ReportEntries: types.ReportEntries{
 					{Name: ExchangesEntry, Value: types.WrapEntryValue(ExchangesEntryValue(recorded))},
 					{Name: "note", Value: types.WrapEntryValue("just text")},
+					{Name: ObservationEntryName("410"), Value: types.WrapEntryValue("410 Expired: too old")},
 				}},
 			{LeafNodeType: types.NodeTypeIt, LeafNodeText: "bookmarks", LeafNodeLabels: []string{"req:W-B", "area:watch"},
 				State: types.SpecStateSkipped, NumAttempts: 1, Failure: types.Failure{Message: "no bookmarks"}},
 			{LeafNodeType: types.NodeTypeIt, LeafNodeText: "filtered", LeafNodeLabels: []string{"req:W-C", "area:watch"}, State: types.SpecStateSkipped},
-			{LeafNodeType: types.NodeTypeIt, LeafNodeText: "ok", LeafNodeLabels: []string{"req:W-A", "area:watch"}, State: types.SpecStatePassed},
+			{LeafNodeType: types.NodeTypeIt, LeafNodeText: "ok", LeafNodeLabels: []string{"req:W-A", "area:watch"}, State: types.SpecStatePassed,
+				ReportEntries: types.ReportEntries{
+					{Name: ObservationEntryName("Any"), Value: types.WrapEntryValue("served 4; latest is 5")},
+					{Name: VerdictEntry, Value: types.WrapEntryValue("not an observation")},
+					{Name: ObservationEntryName("calls"), Value: types.WrapEntryValue(3)},
+				}},
 			{LeafNodeType: types.NodeTypeIt, LeafNodeText: "boom", LeafNodeLabels: []string{"area:watch"}, State: types.SpecStatePanicked,
 				Failure: types.Failure{Message: "Test Panicked", ForwardedPanic: "nil map"}},
 			{LeafNodeType: types.NodeTypeAfterSuite, State: types.SpecStateFailed, Failure: types.Failure{Message: "cleanup failed"}},
@@ -185,6 +192,18 @@ func TestFromGinkgo(t *testing.T) {
 	}
 	if s := r.Specs[2]; s.Outcome != Passed || s.Failure != nil {
 		t.Errorf("passed spec wrong: %+v", s)
+	}
+	// Observations: the spec's, in its order, whatever the outcome; other
+	// entries ("note", the verdict) are not observations.
+	wantSeen := [][]Observation{
+		{{Name: "410", Text: "410 Expired: too old"}},
+		nil,
+		{{Name: "Any", Text: "served 4; latest is 5"}, {Name: "calls", Text: "3"}},
+	}
+	for i, want := range wantSeen {
+		if got := r.Specs[i].Observations; !reflect.DeepEqual(got, want) {
+			t.Errorf("spec %d observations = %+v, want %+v", i, got, want)
+		}
 	}
 	if s := r.Specs[3]; s.Outcome != Failed || !strings.Contains(s.Failure.Message, "nil map") || len(s.Requirements) != 0 {
 		t.Errorf("panicked spec wrong: %+v", s)

@@ -42,6 +42,12 @@ func Sanitize(r Result) Result {
 		if s.Failure != nil {
 			c.Failure = &Failure{Message: redact.String(s.Failure.Message), Location: redact.String(s.Failure.Location)}
 		}
+		if s.Observations != nil {
+			c.Observations = make([]Observation, len(s.Observations))
+			for j, o := range s.Observations {
+				c.Observations[j] = Observation{Name: redact.String(o.Name), Text: redact.String(o.Text)}
+			}
+		}
 		if s.Exchanges != nil {
 			c.Exchanges = make([]Exchange, len(s.Exchanges))
 			for j, e := range s.Exchanges {

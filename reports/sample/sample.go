@@ -138,7 +138,8 @@ func spec(area, name string, outcome result.Outcome, reqs ...string) result.Spec
 		Duration: result.Duration(120 * time.Millisecond)}
 }
 
-// RefServer is a run against the reference server: one failure with exchanges, one skip.
+// RefServer is a run against the reference server: one failure with exchanges, one skip,
+// three specs that recorded what they saw.
 func RefServer() result.Result {
 	failed := spec("paging", "serves every page from the first page's snapshot", result.Failed, "PAGE-CONTINUE-CONSISTENT")
 	failed.Failure = &result.Failure{
@@ -161,6 +162,14 @@ func RefServer() result.Result {
 			Role:         result.Decisive},
 		{Method: "DELETE", URL: "http://127.0.0.1:38211/api/v1/namespaces/ac-paging-x7", Role: result.Teardown, Status: 200},
 	}
+	failed.Observations = []result.Observation{{Name: "snapshot", Text: "page 1 at resourceVersion 41, page 2 at 44"}}
+	anyRV := spec("resourceversion", "get with resourceVersion=0 answers", result.Passed, "RV-GET-ZERO-ANY")
+	anyRV.Observations = []result.Observation{{Name: "Any", Text: "served 40; latest is 41"}}
+	expired := spec("paging", "answers 410 Gone for a compacted continue token", result.Passed, "PAGE-EXPIRED-410", "PAGE-CONTINUE-CONSISTENT")
+	expired.Observations = []result.Observation{
+		{Name: "expired token", Text: "410 Expired: The provided continue parameter is too old to display a consistent list result."},
+		{Name: "inconsistent token", Text: "offered; it listed 3 items from the latest state"},
+	}
 	skipped := spec("watch", "sends BOOKMARK events when asked", result.Skipped, "WATCH-BOOKMARKS")
 	skipped.SkipReason = "target does not advertise watch bookmarks"
 	return result.Result{
@@ -171,12 +180,12 @@ func RefServer() result.Result {
 		Duration:  result.Duration(41*time.Second + 300*time.Millisecond),
 		Specs: []result.SpecResult{
 			spec("resourceversion", "get without resourceVersion returns the latest write", result.Passed, "RV-GET-UNSET-MOST-RECENT"),
-			spec("resourceversion", "get with resourceVersion=0 answers", result.Passed, "RV-GET-ZERO-ANY"),
+			anyRV,
 			spec("resourceversion", "list with limit at an old resourceVersion serves that revision", result.Passed, "RV-LIST-EXACT-LIMIT"),
 			spec("resourceversion", "rejects resourceVersionMatch without resourceVersion", result.Passed, "RV-LIST-MATCH-WITHOUT-RV"),
 			spec("resourceversion", "rejects continue with resourceVersion=5", result.Passed, "RV-LIST-CONTINUE-RV-400"),
 			failed,
-			spec("paging", "answers 410 Gone for a compacted continue token", result.Passed, "PAGE-EXPIRED-410", "PAGE-CONTINUE-CONSISTENT"),
+			expired,
 			spec("watch", "starts with ADDED events when resourceVersion is unset", result.Passed, "WATCH-RV-UNSET-MOST-RECENT"),
 			spec("watch", "sends only later changes from an exact resourceVersion", result.Passed, "WATCH-RV-EXACT"),
 			skipped,

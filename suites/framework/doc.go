@@ -53,7 +53,8 @@
 // configmap state (name, resourceVersion, data.k); ObjOf and Items read it
 // from responses; f.CreateObj, f.SetObj, f.PatchObj and f.DeleteObj write it
 // and fail the spec on an unexpected status; Record(name, format, args...)
-// attaches an observation to the report; DescribeCatalogTable(text, tableID,
+// attaches an observation to the spec's result, which every report shows
+// (result.Observation); DescribeCatalogTable(text, tableID,
 // body) declares one spec per cell of a catalogue table. PollUntil, RVInt and
 // RequireSince help specs that wait, compare resourceVersions or depend on
 // the target's release.
@@ -64,7 +65,9 @@
 // target, left out of the conformance percentage); Caps() has the rest
 // (RefServer, the version). Compact(ctx) compacts the reference server's
 // history now and returns the compacted revision (an error wrapping
-// ErrNotSupported on other targets); CompactionWait() is how long a spec may
+// ErrNotSupported on other targets); a spec calling it is labelled
+// CompactsHistory, so that it runs apart from the other workers' specs
+// (historylock.go); CompactionWait() is how long a spec may
 // wait for other targets to compact by themselves. A spec whose check needs
 // history to be dropped is declared with f.ItAfterExpiry (expiry.go): on a
 // target without the hook its history is written when the process starts

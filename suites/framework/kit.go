@@ -9,6 +9,7 @@ import (
 	"github.com/onsi/gomega"
 	"github.com/tidwall/gjson"
 
+	"github.com/apiconform/apiconform/reports/result"
 	"github.com/apiconform/apiconform/spec/catalog"
 )
 
@@ -91,9 +92,10 @@ func (f *Framework) CreateHeld(name string, data map[string]string, finalizers .
 }
 
 // Record attaches an observation (what an allowed-but-variable behaviour
-// turned out to be) to the spec's report.
+// turned out to be) to the spec's report: Ginkgo's output shows it, and the
+// result carries it (result.Observation) into every report.
 func Record(name, format string, args ...any) {
-	ginkgo.AddReportEntry(name, fmt.Sprintf(format, args...))
+	ginkgo.AddReportEntry(result.ObservationEntryName(name), fmt.Sprintf(format, args...))
 }
 
 // DescribeCatalogTable declares one spec per cell of the catalogue's

@@ -27,6 +27,7 @@ import (
 
 	"github.com/apiconform/apiconform/refserver"
 	"github.com/apiconform/apiconform/refserver/faults"
+	"github.com/apiconform/apiconform/reports/result"
 	_ "github.com/apiconform/apiconform/suites/clients"
 	"github.com/apiconform/apiconform/suites/framework"
 	_ "github.com/apiconform/apiconform/suites/paging"
@@ -173,7 +174,7 @@ func TestChild(t *testing.T) {
 		}
 		s := spec{Reqs: framework.ReqIDs(sr.Labels()), State: sr.State.String(), Message: sr.Failure.Message}
 		for _, e := range sr.ReportEntries {
-			s.Early = s.Early || (e.Name == "history" && strings.HasPrefix(e.StringRepresentation(), "written in namespace"))
+			s.Early = s.Early || (e.Name == result.ObservationEntryName("history") && strings.HasPrefix(e.StringRepresentation(), "written in namespace"))
 		}
 		specs = append(specs, s)
 	}
