@@ -208,9 +208,14 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 	}
 	manager := query(r).Get("fieldManager")
 	force := query(r).Get("force") == "true"
-	fm := ri.kind.FieldManagers[ri.version]
+	fm := ri.kind.FieldManager(ri.version, ri.subresource)
 	if fm == nil {
 		return errUnsupportedPatch()
+	}
+	if ri.subresource == "" && ri.kind.StatusSubresource {
+		// The main resource's strategy resets status: an applied status is
+		// neither written nor owned, and conflicts with no one.
+		delete(applied, "status")
 	}
 	opts.Applied = true
 	// The field manager only reads cur (its fast paths are tested for that,

@@ -47,6 +47,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
@@ -101,6 +102,18 @@ type Manager struct {
 	// Default, when set, defaults an object the way the kind's strategy
 	// does, so applied configurations are compared after defaulting.
 	Default func(obj map[string]any)
+
+	// custom: the library's CRD field manager (custom resources, deduced kinds).
+	custom bool
+	// subresource names the subresource this Manager records writes
+	// through ("" for the main resource): its entries carry it, and only
+	// the library answers (the fast paths write main-resource entries).
+	subresource string
+	// subs are the subresources' Managers (ForSubresource), made once each.
+	subs struct {
+		mu sync.Mutex
+		m  map[string]*Manager
+	}
 
 	// zero is what a create is compared with where that is not an empty
 	// object: kube-apiserver's field manager compares a new built-in object
@@ -243,23 +256,59 @@ func loadCore() (map[string]*spec.Schema, error) {
 }
 
 func newManager(gvk schema.GroupVersionKind, tc managedfields.TypeConverter, custom bool) (*Manager, error) {
-	m := &Manager{gvk: gvk, gv: gvk.GroupVersion().String(), tc: tc}
+	return newSubresourceManager(gvk, tc, custom, "", nil)
+}
+
+func newSubresourceManager(gvk schema.GroupVersionKind, tc managedfields.TypeConverter, custom bool, subresource string, resets []string) (*Manager, error) {
+	m := &Manager{gvk: gvk, gv: gvk.GroupVersion().String(), tc: tc, custom: custom, subresource: subresource}
 	m.updater = &merge.Updater{Converter: sameVersion{gv: m.gv}}
 	h := hooks{m: m}
+	var reset map[fieldpath.APIVersion]fieldpath.Filter
+	if len(resets) > 0 {
+		set := fieldpath.NewSet()
+		for _, f := range resets {
+			set.Insert(fieldpath.MakePathOrDie(f))
+		}
+		reset = map[fieldpath.APIVersion]fieldpath.Filter{fieldpath.APIVersion(m.gv): fieldpath.NewExcludeSetFilter(set)}
+	}
 	var (
 		fm  *managedfields.FieldManager
 		err error
 	)
 	if custom {
-		fm, err = managedfields.NewDefaultCRDFieldManager(tc, h, h, h, gvk, gvk.GroupVersion(), "", nil)
+		fm, err = managedfields.NewDefaultCRDFieldManager(tc, h, h, h, gvk, gvk.GroupVersion(), subresource, reset)
 	} else {
-		fm, err = managedfields.NewDefaultFieldManager(tc, h, h, h, gvk, gvk.GroupVersion(), "", nil)
+		fm, err = managedfields.NewDefaultFieldManager(tc, h, h, h, gvk, gvk.GroupVersion(), subresource, reset)
 	}
 	if err != nil {
 		return nil, err
 	}
 	m.fm = fm
 	return m, nil
+}
+
+// ForSubresource is the Manager of writes through subresource name (e.g.
+// "status"): its entries carry the subresource, so its managers are others
+// than the main resource's of the same name (and a conflict names it), and
+// the top-level fields in resets are neither applied nor owned through it,
+// as the kind's strategy for that subresource resets them. Made once per
+// name; later calls return it whatever resets they give.
+func (m *Manager) ForSubresource(name string, resets []string) (*Manager, error) {
+	m.subs.mu.Lock()
+	defer m.subs.mu.Unlock()
+	if s, ok := m.subs.m[name]; ok {
+		return s, nil
+	}
+	s, err := newSubresourceManager(m.gvk, m.tc, m.custom, name, resets)
+	if err != nil {
+		return nil, err
+	}
+	s.zero, s.Default, s.clock = m.zero, m.Default, m.clock
+	if m.subs.m == nil {
+		m.subs.m = map[string]*Manager{}
+	}
+	m.subs.m[name] = s
+	return s, nil
 }
 
 // Apply merges the applied configuration into live for manager and returns

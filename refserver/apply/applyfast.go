@@ -61,6 +61,9 @@ func (sameVersion) IsMissingVersionError(error) bool { return false }
 // fastApply is Apply's fast path; ok false means decline. The result may
 // share values with live and applied, which it does not modify.
 func (m *Manager) fastApply(live, applied map[string]any, manager string, force bool) (out map[string]any, ok bool) {
+	if m.subresource != "" {
+		return nil, false
+	}
 	// The strategy's defaulting runs in the library on a changed object:
 	// left to it. A manager name that is not UTF-8 changes in its JSON
 	// identifier.

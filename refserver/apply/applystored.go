@@ -35,7 +35,7 @@ import (
 // answer does.
 func (m *Manager) ApplyStored(live map[string]any, liveMF []byte, applied map[string]any, manager string) (out map[string]any, outMF []byte, ok bool) {
 	// fastApply's conditions on the Manager, the manager and the patch.
-	if m.Default != nil || !utf8.ValidString(manager) || live == nil {
+	if m.Default != nil || !utf8.ValidString(manager) || live == nil || m.subresource != "" {
 		return nil, nil, false
 	}
 	// A list of more entries than one (the applier's own among them, on

@@ -37,7 +37,7 @@ import (
 func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[string]any, manager string) (out map[string]any, outMF []byte, ok bool) {
 	// soleOwnerUpdate's conditions on the objects, fastUpdate's on the
 	// manager.
-	if !utf8.ValidString(manager) || live == nil || !m.ownKind(live) || !m.ownKind(updated) {
+	if !utf8.ValidString(manager) || live == nil || !m.ownKind(live) || !m.ownKind(updated) || m.subresource != "" {
 		return nil, nil, false
 	}
 	updMeta, _ := updated["metadata"].(map[string]any)
@@ -106,7 +106,7 @@ func (m *Manager) UpdateStored(live map[string]any, liveMF []byte, updated map[s
 // from the walk that lists the new object's fields instead of through the
 // fieldsV1 maps. ok false declines: the caller calls Update.
 func (m *Manager) CreateStored(updated map[string]any, manager string) (out map[string]any, outMF []byte, ok bool) {
-	if !utf8.ValidString(manager) || !m.ownKind(updated) || m.zero != nil {
+	if !utf8.ValidString(manager) || !m.ownKind(updated) || m.zero != nil || m.subresource != "" {
 		return nil, nil, false
 	}
 	if !keptShape(updated) {

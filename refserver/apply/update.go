@@ -75,7 +75,7 @@ func (m *Manager) now() time.Time {
 func (m *Manager) fastUpdate(live, updated map[string]any, manager string) (out map[string]any, ok bool) {
 	// The library's identifier JSON would rewrite an invalid manager; a
 	// create compared with a zero object other than {} is the library's.
-	if !utf8.ValidString(manager) || live == nil && m.zero != nil {
+	if !utf8.ValidString(manager) || live == nil && m.zero != nil || m.subresource != "" {
 		return nil, false
 	}
 	// The common writes first, reading the objects as they come

@@ -52,6 +52,7 @@ const (
 	CustomTypeErrors400        = "custom-type-errors-400"
 	SentManagedFieldsIgnored   = "sent-managed-fields-ignored"
 	ServerSetFieldsOwned       = "server-set-fields-owned"
+	SubresourceEntriesUnmarked = "subresource-entries-unmarked"
 )
 
 var writeFaults = map[string]fault{
@@ -81,6 +82,7 @@ var writeFaults = map[string]fault{
 	CustomTypeErrors400:        {SeamHTTP, "a custom resource value of the wrong type answers 400 BadRequest (decoded into a typed struct, like an aggregated server's kinds) instead of 422 Invalid"},
 	SentManagedFieldsIgnored:   {SeamHTTP, "an update or a merge or strategic merge patch that sends metadata.managedFields keeps the stored entries (the list sent is dropped), so they can be neither replaced nor cleared"},
 	ServerSetFieldsOwned:       {SeamHTTP, "a namespace's Update entries own the finalizer and phase the server set on its create (fields recorded after the strategy ran, not before)"},
+	SubresourceEntriesUnmarked: {SeamHTTP, "managedFields entries of writes through /status do not name the subresource (every write recorded as the main resource's)"},
 }
 
 type writesPlanKey struct{}
@@ -323,6 +325,17 @@ func (m *middleware) planWrites(r *http.Request, c *call, a apiPath) (*http.Requ
 					}
 				}
 				md["managedFields"] = kept
+			})
+		}
+	case m.has(SubresourceEntriesUnmarked):
+		p = func(rec *recorder) {
+			editObjects(rec, func(_ string, md map[string]any) {
+				mfs, _ := md["managedFields"].([]any)
+				for _, x := range mfs {
+					if e, ok := x.(map[string]any); ok {
+						delete(e, "subresource")
+					}
+				}
 			})
 		}
 	case m.has(ServerSetFieldsOwned):

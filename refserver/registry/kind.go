@@ -49,9 +49,13 @@ type Kind struct {
 	ShortNames []string
 	Categories []string
 
-	StatusSubresource bool       // writes to the main resource ignore status; /status writes only status
-	Scale             *ScaleSpec // /scale subresource when set
-	TrackGeneration   bool       // metadata.generation starts at 1 and bumps on spec changes
+	StatusSubresource bool // writes to the main resource ignore status; /status writes only status
+	// StatusWritesMetadata: a /status write changes metadata (labels,
+	// annotations) as well as status, as namespaces' and CRDs' status
+	// strategies allow on kube-apiserver; a custom resource's changes status alone.
+	StatusWritesMetadata bool
+	Scale                *ScaleSpec // /scale subresource when set
+	TrackGeneration      bool       // metadata.generation starts at 1 and bumps on spec changes
 	// DeleteReturnsStatus: an immediate DELETE answers a Success Status instead of the object.
 	DeleteReturnsStatus bool
 	// StrategicMerge: application/strategic-merge-patch+json is accepted; the
@@ -61,7 +65,8 @@ type Kind struct {
 	// are rejected (kube-apiserver's message) and unknown fields are found.
 	Typed func() any
 
-	// FieldManagers record field ownership and serve server-side apply, per version.
+	// FieldManagers record field ownership and serve server-side apply, per
+	// version, for the main resource (FieldManager gives a subresource's).
 	FieldManagers map[string]*apply.Manager
 	// Schemas are the structural OpenAPI v3 schemas per version (CRD kinds,
 	// Frobbers); a kind with Schemas and no Go type is a custom resource.
@@ -217,4 +222,25 @@ func (k *Kind) FieldSchema(version string) fieldcheck.Schema {
 		return fieldcheck.Structural(k.Schemas[version])
 	}
 	return fieldcheck.Schema{}
+}
+
+// FieldManager is the field manager of writes to version through
+// subresource ("" or "status"); nil when the kind records none. A /status
+// write's entries name the subresource, and what the kind's status
+// strategy resets (spec, and metadata unless StatusWritesMetadata) it
+// neither applies nor owns, as on kube-apiserver.
+func (k *Kind) FieldManager(version, subresource string) *apply.Manager {
+	fm := k.FieldManagers[version]
+	if fm == nil || subresource == "" {
+		return fm
+	}
+	resets := []string{"spec"}
+	if !k.StatusWritesMetadata {
+		resets = append(resets, "metadata")
+	}
+	sub, err := fm.ForSubresource(subresource, resets)
+	if err != nil {
+		return nil
+	}
+	return sub
 }

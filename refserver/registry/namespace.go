@@ -24,7 +24,7 @@ var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 func namespaceKind(r *Registry) *Kind {
 	k := &Kind{
 		Group: "", Versions: []string{"v1"}, Resource: "namespaces", Singular: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
-		ShortNames: []string{"ns"}, StatusSubresource: true, GracefulDelete: true,
+		ShortNames: []string{"ns"}, StatusSubresource: true, StatusWritesMetadata: true, GracefulDelete: true,
 		StrategicMerge: corev1.Namespace{}, Typed: func() any { return &corev1.Namespace{} },
 		NameValidation: func(n string) []string { return utilvalidation.IsDNS1123Label(n) },
 		Prepare: func(obj, old Object) {

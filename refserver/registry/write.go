@@ -356,13 +356,22 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 	putString(m, om, "name", name)
 	switch {
 	case o.Subresource == "status":
-		// Only status changes through /status.
+		// Only status changes through /status, and metadata where the kind
+		// lets it (StatusWritesMetadata).
 		st, has := obj["status"]
+		newMeta := obj["metadata"]
 		obj = deepCopy(old)
 		if has {
 			obj["status"] = st
 		} else {
 			delete(obj, "status")
+		}
+		if k.StatusWritesMetadata {
+			obj["metadata"] = newMeta
+		} else if mf, ok := mapOf(newMeta)["managedFields"]; ok && o.Applied {
+			// An apply's list carries its own entry: kept, as
+			// kube-apiserver's status strategy keeps it.
+			meta(obj)["managedFields"] = mf
 		}
 		m = meta(obj)
 	case k.StatusSubresource:
@@ -523,7 +532,7 @@ func (r *Registry) recordUpdate(k *Kind, version string, old, obj Object, o Writ
 	if kept != nil {
 		liveMF = kept.live
 	}
-	fm := k.FieldManagers[version]
+	fm := k.FieldManager(version, o.Subresource)
 	if fm == nil || o.FieldManager == "" || o.Applied {
 		if liveMF != nil && kept.written == nil { // kept as stored, unless an apply wrote them
 			kept.written = liveMF

@@ -217,3 +217,59 @@ var _ = Describe("Server-Side Apply", fw.Area(area), func() {
 		Expect(got.Exists("data.b")).To(BeFalse(), "%s", got)
 	})
 })
+
+// Field ownership through the status subresource, on a custom resource with
+// one: ada's apply through /status brings spec and a label too, which the
+// status strategy resets, so it applies and owns status alone (a server
+// recording it as a main-resource apply answers 409 for the creator's
+// spec.replicas); its entry names the subresource, and ben, applying status
+// through the main resource, changes and owns nothing there and conflicts
+// with no one; cy applying another phase through /status is refused with a
+// conflict that names ada's subresource.
+var _ = Describe("Server-Side Apply through the status subresource", fw.Area(area), func() {
+	f := fw.New(area)
+
+	It("records a /status write's fields apart from the main resource's", fw.Req("APPLY-SUBRESOURCE"), func() {
+		crd := f.CreateCRD(fw.CRDOptions{})
+		name := f.Name("st")
+		path := crd.Path("v1", name)
+		Expect(f.Post(crd.ListPath("v1", f.Namespace), crd.Object("v1", name, map[string]any{"replicas": 1}),
+			fw.Query("fieldManager", "creator")).Code).To(Equal(http.StatusCreated))
+		applied := func(spec, status map[string]any, labels map[string]any) map[string]any {
+			obj := crd.Object("v1", name, spec)
+			if labels != nil {
+				obj["metadata"].(map[string]any)["labels"] = labels
+			}
+			obj["status"] = status
+			return obj
+		}
+
+		r := f.Patch(path+"/status", fw.ApplyPatch, applied(map[string]any{"replicas": 5}, map[string]any{"phase": "Ready"},
+			map[string]any{"by": "ada"}), fw.Query("fieldManager", "ada"))
+		Expect(r.Code).To(Equal(http.StatusOK), "an apply through /status leaves spec and metadata alone: %s", r)
+		Expect(r.Str("status.phase")).To(Equal("Ready"), "%s", r)
+		Expect(r.JSON("spec.replicas").Int()).To(Equal(int64(1)), "%s", r)
+		Expect(r.Exists("metadata.labels.by")).To(BeFalse(), "%s", r)
+		ada := r.JSON(`metadata.managedFields.#(manager=="ada")`)
+		Expect(ada.Get("subresource").String()).To(Equal("status"), "the entry names the subresource: %s", r)
+		Expect(ada.Get("operation").String()).To(Equal("Apply"), "%s", r)
+		Expect(ada.Get(`fieldsV1.f:status.f:phase`).Exists()).To(BeTrue(), "%s", r)
+		Expect(ada.Get(`fieldsV1.f:spec`).Exists()).To(BeFalse(), "spec is reset through /status: %s", r)
+		Expect(ada.Get(`fieldsV1.f:metadata`).Exists()).To(BeFalse(), "metadata is reset through /status: %s", r)
+
+		r = f.Patch(path, fw.ApplyPatch, applied(map[string]any{"color": "red"}, map[string]any{"phase": "Main"}, nil),
+			fw.Query("fieldManager", "ben"))
+		Expect(r.Code).To(Equal(http.StatusOK), "status applied through the main resource conflicts with no one: %s", r)
+		Expect(r.Str("status.phase")).To(Equal("Ready"), "%s", r)
+		Expect(r.Str("spec.color")).To(Equal("red"), "%s", r)
+		ben := r.JSON(`metadata.managedFields.#(manager=="ben")`)
+		Expect(ben.Get("subresource").Exists()).To(BeFalse(), "%s", r)
+		Expect(ben.Get(`fieldsV1.f:status`).Exists()).To(BeFalse(), "status is reset through the main resource: %s", r)
+
+		r = f.Patch(path+"/status", fw.ApplyPatch, applied(nil, map[string]any{"phase": "Gone"}, nil), fw.Query("fieldManager", "cy"))
+		fw.ExpectStatus(r, http.StatusConflict, "Conflict")
+		Expect(r.Str("message")).To(ContainSubstring(`conflict with "ada" with subresource "status"`), "%s", r)
+		Expect(r.Str("details.causes.0.field")).To(Equal(".status.phase"), "%s", r)
+		fw.Record("conflict", "%s", r.Str("message"))
+	})
+})

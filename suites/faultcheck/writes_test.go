@@ -30,6 +30,7 @@ var writesMustFail = map[string][]string{
 	faults.CustomTypeErrors400:        {"FV-TYPE-ERROR-CUSTOM", "FV-TYPE-AND-UNKNOWN"},
 	faults.SentManagedFieldsIgnored:   {"APPLY-MANAGED-FIELDS-SENT"},
 	faults.ServerSetFieldsOwned:       {"APPLY-MANAGED-FIELDS"},
+	faults.SubresourceEntriesUnmarked: {"APPLY-SUBRESOURCE"},
 
 	// Faults of other areas that these areas' specs catch too (appended to
 	// their rows by unionRows).
