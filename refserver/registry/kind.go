@@ -49,7 +49,7 @@ type Kind struct {
 	ShortNames []string
 	Categories []string
 
-	StatusSubresource bool // writes to the main resource ignore status; /status writes only status
+	StatusSubresource bool // writes to the main resource ignore status; /status writes status (StatusWritesMetadata: and metadata)
 	// StatusWritesMetadata: a /status write changes metadata (labels,
 	// annotations) as well as status, as namespaces' and CRDs' status
 	// strategies allow on kube-apiserver; a custom resource's changes status alone.
@@ -225,13 +225,13 @@ func (k *Kind) FieldSchema(version string) fieldcheck.Schema {
 }
 
 // FieldManager is the field manager of writes to version through
-// subresource ("" or "status"); nil when the kind records none. A /status
-// write's entries name the subresource, and what the kind's status
-// strategy resets (spec, and metadata unless StatusWritesMetadata) it
-// neither applies nor owns, as on kube-apiserver.
+// subresource; nil when the kind records none. A /status write's entries
+// name the subresource, and what the kind's status strategy resets (spec,
+// and metadata unless StatusWritesMetadata) it neither applies nor owns, as
+// on kube-apiserver. Other subresources (scale) get the main resource's.
 func (k *Kind) FieldManager(version, subresource string) *apply.Manager {
 	fm := k.FieldManagers[version]
-	if fm == nil || subresource == "" {
+	if fm == nil || subresource != "status" {
 		return fm
 	}
 	resets := []string{"spec"}
