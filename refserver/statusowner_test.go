@@ -6,8 +6,9 @@ import (
 )
 
 // TestStatusSubresourceOwnership: writes through /status record entries
-// naming the subresource, and neither applies nor owns what the status
-// strategy resets; an apply through the main resource ignores status. The
+// naming the subresource, and neither apply nor own what the status
+// strategy resets; an apply through the main resource ignores status; a
+// /scale write owns the object's replicas field. The
 // expectations are kube-apiserver v1.36.3's answers to the same requests
 // (curl, 2026-11-29).
 func TestStatusSubresourceOwnership(t *testing.T) {
@@ -24,6 +25,7 @@ func TestStatusSubresourceOwnership(t *testing.T) {
 		subresource                   string   // of the manager's entry
 		owns, ownsNot                 []string // paths in its fieldsV1
 		object                        map[string]any
+		readBack                      string // read the object here (a /scale write answers a Scale)
 	}{
 		{name: "apply through a custom resource's /status resets spec and metadata",
 			path: w + "/status", ct: apply, manager: "ada", code: 200, subresource: "status",
@@ -46,6 +48,11 @@ func TestStatusSubresourceOwnership(t *testing.T) {
 			owns:    []string{"f:metadata.f:labels.f:l"},
 			ownsNot: []string{"f:spec"},
 			object:  map[string]any{"metadata.labels.l": "1", "spec.finalizers.1": nil}},
+		{name: "a /scale write owns the object's replicas field",
+			path: w + "/scale", ct: merge, manager: "dee", code: 200, subresource: "scale", readBack: w,
+			body:   `{"spec":{"replicas":4}}`,
+			owns:   []string{"f:spec.f:replicas"},
+			object: map[string]any{"spec.replicas": float64(4)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := c.do("PATCH", tc.path+"?fieldManager="+tc.manager, tc.body, "Content-Type", tc.ct)
@@ -55,6 +62,9 @@ func TestStatusSubresourceOwnership(t *testing.T) {
 					t.Fatalf("conflict message: %s", msg)
 				}
 				return
+			}
+			if tc.readBack != "" {
+				r = c.do("GET", tc.readBack, nil)
 			}
 			var entry map[string]any
 			for _, e := range r.get("metadata.managedFields").([]any) {

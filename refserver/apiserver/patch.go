@@ -348,7 +348,8 @@ func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, ri *request
 
 // setReplicas writes a Scale's spec.replicas into the object.
 func (h *Handler) setReplicas(r *http.Request, ri *requestInfo, dry bool, scaleFn func(cur map[string]any) (map[string]any, error)) (registry.Object, error) {
-	return h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, registry.WriteOptions{DryRun: dry}, func(cur registry.Object) (registry.Object, error) {
+	opts := registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r)}
+	return h.reg.Mutate(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, opts, func(cur registry.Object) (registry.Object, error) {
 		sc, err := scaleFn(scaleOf(ri, cur))
 		if err != nil {
 			return nil, err

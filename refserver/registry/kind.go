@@ -225,18 +225,22 @@ func (k *Kind) FieldSchema(version string) fieldcheck.Schema {
 }
 
 // FieldManager is the field manager of writes to version through
-// subresource; nil when the kind records none. A /status write's entries
-// name the subresource, and what the kind's status strategy resets (spec,
-// and metadata unless StatusWritesMetadata) it neither applies nor owns, as
-// on kube-apiserver. Other subresources (scale) get the main resource's.
+// subresource ("", "status" or "scale"); nil when the kind records none. A
+// subresource's entries name it, as on kube-apiserver. What the kind's
+// status strategy resets (spec, and metadata unless StatusWritesMetadata) a
+// /status write neither applies nor owns; a /scale write owns the replicas
+// field it sets in the object.
 func (k *Kind) FieldManager(version, subresource string) *apply.Manager {
 	fm := k.FieldManagers[version]
-	if fm == nil || subresource != "status" {
+	if fm == nil || subresource == "" {
 		return fm
 	}
-	resets := []string{"spec"}
-	if !k.StatusWritesMetadata {
-		resets = append(resets, "metadata")
+	var resets []string
+	if subresource == "status" {
+		resets = []string{"spec"}
+		if !k.StatusWritesMetadata {
+			resets = append(resets, "metadata")
+		}
 	}
 	sub, err := fm.ForSubresource(subresource, resets)
 	if err != nil {

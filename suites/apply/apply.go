@@ -218,15 +218,14 @@ var _ = Describe("Server-Side Apply", fw.Area(area), func() {
 	})
 })
 
-// Field ownership through the status subresource, on a custom resource with
-// one: ada's apply through /status brings spec and a label too, which the
+// Field ownership through subresources, on a custom resource with them. ada's apply through /status brings spec and a label too, which the
 // status strategy resets, so it applies and owns status alone (a server
 // recording it as a main-resource apply answers 409 for the creator's
 // spec.replicas); its entry names the subresource, and ben, applying status
 // through the main resource, changes and owns nothing there and conflicts
 // with no one; cy applying another phase through /status is refused with a
 // conflict that names ada's subresource.
-var _ = Describe("Server-Side Apply through the status subresource", fw.Area(area), func() {
+var _ = Describe("Server-Side Apply through subresources", fw.Area(area), func() {
 	f := fw.New(area)
 
 	It("records a /status write's fields apart from the main resource's", fw.Req("APPLY-SUBRESOURCE"), func() {
@@ -271,5 +270,26 @@ var _ = Describe("Server-Side Apply through the status subresource", fw.Area(are
 		Expect(r.Str("message")).To(ContainSubstring(`conflict with "ada" with subresource "status"`), "%s", r)
 		Expect(r.Str("details.causes.0.field")).To(Equal(".status.phase"), "%s", r)
 		fw.Record("conflict", "%s", r.Str("message"))
+	})
+
+	// dee scales the custom resource through /scale: its entry names the
+	// subresource and owns the object's replicas field, which the creator's
+	// entry no longer does.
+	It("records a /scale write as the subresource's, owning the object's replicas field", fw.Req("APPLY-SUBRESOURCE"), func() {
+		crd := f.CreateCRD(fw.CRDOptions{Versions: []fw.CRDVersion{{Name: "v1", Served: true, Storage: true, StatusSubresource: true, ScaleSubresource: true}}})
+		name := f.Name("sc")
+		Expect(f.Post(crd.ListPath("v1", f.Namespace), crd.Object("v1", name, map[string]any{"replicas": 1, "color": "red"}),
+			fw.Query("fieldManager", "creator")).Code).To(Equal(http.StatusCreated))
+		r := f.Patch(crd.Path("v1", name)+"/scale", fw.MergePatch, `{"spec":{"replicas":3}}`, fw.Query("fieldManager", "dee"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Str("kind")).To(Equal("Scale"), "%s", r)
+		got := f.Get(crd.Path("v1", name))
+		Expect(got.JSON("spec.replicas").Int()).To(Equal(int64(3)), "%s", got)
+		dee := got.JSON(`metadata.managedFields.#(manager=="dee")`)
+		Expect(dee.Get("subresource").String()).To(Equal("scale"), "the entry names the subresource: %s", got)
+		Expect(dee.Get(`fieldsV1.f:spec.f:replicas`).Exists()).To(BeTrue(), "%s", got)
+		creator := got.JSON(`metadata.managedFields.#(manager=="creator")`)
+		Expect(creator.Get(`fieldsV1.f:spec.f:replicas`).Exists()).To(BeFalse(), "the field changed hands: %s", got)
+		Expect(creator.Get(`fieldsV1.f:spec.f:color`).Exists()).To(BeTrue(), "%s", got)
 	})
 })

@@ -20,6 +20,8 @@ type CRDVersion struct {
 	Schema map[string]any
 	// StatusSubresource enables /status.
 	StatusSubresource bool
+	// ScaleSubresource enables /scale on .spec.replicas and .status.replicas.
+	ScaleSubresource bool
 }
 
 // CRDOptions describe a test CRD. Zero values give a namespaced kind "Widget"
@@ -99,8 +101,15 @@ func (f *Framework) CreateCRD(o CRDOptions) *CRD {
 		}
 		ver := map[string]any{"name": v.Name, "served": v.Served, "storage": v.Storage,
 			"schema": map[string]any{"openAPIV3Schema": schema}}
+		subresources := map[string]any{}
 		if v.StatusSubresource {
-			ver["subresources"] = map[string]any{"status": map[string]any{}}
+			subresources["status"] = map[string]any{}
+		}
+		if v.ScaleSubresource {
+			subresources["scale"] = map[string]any{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}
+		}
+		if len(subresources) > 0 {
+			ver["subresources"] = subresources
 		}
 		versions = append(versions, ver)
 		c.Versions = append(c.Versions, v.Name)
