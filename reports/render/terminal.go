@@ -324,8 +324,9 @@ func terminalMatrix(w io.Writer, rep *reports.Report, p painter) error {
 	return nil
 }
 
-// terminalDetails prints each failure's location, message and exchanges
-// (decisive first; setup and teardown as one line each) (-v).
+// terminalDetails prints each failure's location, message, what it
+// observed and its exchanges (decisive first; setup and teardown as one
+// line each) (-v).
 func terminalDetails(w io.Writer, rep *reports.Report, probs []reports.SpecEntry) {
 	for i, f := range probs {
 		fmt.Fprintln(w)
@@ -335,6 +336,9 @@ func terminalDetails(w io.Writer, rep *reports.Report, probs []reports.SpecEntry
 				fmt.Fprintf(w, "   at %s\n", f.Spec.Failure.Location)
 			}
 			fmt.Fprintln(w, indent(strings.TrimSpace(f.Spec.Failure.Message), "   | "))
+		}
+		for _, o := range f.Spec.Observations {
+			fmt.Fprintf(w, "   observed %s\n", observationLine(o, maxShownObservation))
 		}
 		main, aside := exchangeGroups(f.Spec.Exchanges)
 		keep := keepsManagedFields(f.Spec)
