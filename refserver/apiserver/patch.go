@@ -212,10 +212,13 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 	if fm == nil {
 		return errUnsupportedPatch()
 	}
-	if ri.subresource == "" && ri.kind.StatusSubresource {
-		// The main resource's strategy resets status: an applied status is
-		// neither written nor owned, and conflicts with no one.
-		delete(applied, "status")
+	if ri.subresource == "" {
+		// What the main resource's strategy resets (status, for a kind with
+		// a status subresource) is neither written nor owned, and conflicts
+		// with no one; a subresource's Manager filters its own.
+		for _, f := range ri.kind.ResetFields("") {
+			delete(applied, f)
+		}
 	}
 	opts.Applied = true
 	// The field manager only reads cur (its fast paths are tested for that,

@@ -224,25 +224,36 @@ func (k *Kind) FieldSchema(version string) fieldcheck.Schema {
 	return fieldcheck.Schema{}
 }
 
+// ResetFields are the top-level fields the kind's strategy resets on a
+// write through subresource ("", "status" or "scale"), which the write
+// neither applies nor owns, as on kube-apiserver: status through the main
+// resource of a kind with a status subresource; spec, and metadata unless
+// StatusWritesMetadata, through /status; nothing through /scale (it owns the
+// replicas field it sets in the object).
+func (k *Kind) ResetFields(subresource string) []string {
+	switch {
+	case subresource == "" && k.StatusSubresource:
+		return []string{"status"}
+	case subresource == "status" && k.StatusWritesMetadata:
+		return []string{"spec"}
+	case subresource == "status":
+		return []string{"spec", "metadata"}
+	}
+	return nil
+}
+
 // FieldManager is the field manager of writes to version through
 // subresource ("", "status" or "scale"); nil when the kind records none. A
-// subresource's entries name it, as on kube-apiserver. What the kind's
-// status strategy resets (spec, and metadata unless StatusWritesMetadata) a
-// /status write neither applies nor owns; a /scale write owns the replicas
-// field it sets in the object.
+// subresource's entries name it, and what its write resets (ResetFields) it
+// neither applies nor owns. The main resource's Manager leaves its resets
+// to the caller: its fast paths do not filter, so an apply's status is
+// removed before it (apiserver), an update's by the strategy.
 func (k *Kind) FieldManager(version, subresource string) *apply.Manager {
 	fm := k.FieldManagers[version]
 	if fm == nil || subresource == "" {
 		return fm
 	}
-	var resets []string
-	if subresource == "status" {
-		resets = []string{"spec"}
-		if !k.StatusWritesMetadata {
-			resets = append(resets, "metadata")
-		}
-	}
-	sub, err := fm.ForSubresource(subresource, resets)
+	sub, err := fm.ForSubresource(subresource, k.ResetFields(subresource))
 	if err != nil {
 		return nil
 	}

@@ -272,6 +272,28 @@ var _ = Describe("Server-Side Apply through subresources", fw.Area(area), func()
 		fw.Record("conflict", "%s", r.Str("message"))
 	})
 
+	// A namespace's status strategy resets spec alone: nina's /status patch
+	// changes a label too, which is kept and owned through the subresource,
+	// while the finalizer it adds is not (a server resetting metadata as for
+	// a custom resource drops the label).
+	It("keeps and records the labels a namespace's /status write changes, not its spec", fw.Req("APPLY-SUBRESOURCE"), func() {
+		ns := f.Namespace + "-st"
+		r := f.Post("/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}})
+		Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
+		DeferCleanup(func() { f.Delete("/api/v1/namespaces/"+ns, nil) })
+		r = f.Patch("/api/v1/namespaces/"+ns+"/status", fw.MergePatch,
+			`{"metadata":{"labels":{"by":"nina"}},"spec":{"finalizers":["kubernetes","example.com/x"]},"status":{"phase":"Active"}}`,
+			fw.Query("fieldManager", "nina"))
+		Expect(r.Code).To(Equal(http.StatusOK), "%s", r)
+		got := f.Get("/api/v1/namespaces/" + ns)
+		Expect(got.Str("metadata.labels.by")).To(Equal("nina"), "the label is kept: %s", got)
+		Expect(got.JSON("spec.finalizers").Array()).To(HaveLen(1), "spec is reset: %s", got)
+		nina := got.JSON(`metadata.managedFields.#(manager=="nina")`)
+		Expect(nina.Get("subresource").String()).To(Equal("status"), "the entry names the subresource: %s", got)
+		Expect(nina.Get(`fieldsV1.f:metadata.f:labels.f:by`).Exists()).To(BeTrue(), "%s", got)
+		Expect(nina.Get(`fieldsV1.f:spec`).Exists()).To(BeFalse(), "%s", got)
+	})
+
 	// dee scales the custom resource through /scale: its entry names the
 	// subresource and owns the object's replicas field, which the creator's
 	// entry no longer does.
