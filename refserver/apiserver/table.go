@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,14 +16,20 @@ const nameDescription = "Name must be unique within a namespace. Is required whe
 func toTable(k *registry.Kind, items []registry.Object, rv, cont, includeObject string) *metav1.Table {
 	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}}
 	t.ResourceVersion, t.Continue = rv, cont
-	t.ColumnDefinitions = []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: nameDescription}}
+	namesItself := slices.ContainsFunc(k.Columns, func(c registry.Column) bool { return c.Format == "name" })
+	if !namesItself {
+		t.ColumnDefinitions = []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: nameDescription}}
+	}
 	for _, c := range k.Columns {
 		t.ColumnDefinitions = append(t.ColumnDefinitions, metav1.TableColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority})
 	}
 	t.Rows = []metav1.TableRow{}
 	for _, obj := range items {
 		m := registry.Meta(obj)
-		row := metav1.TableRow{Cells: []any{m["name"]}}
+		row := metav1.TableRow{Cells: make([]any, 0, len(t.ColumnDefinitions))}
+		if !namesItself {
+			row.Cells = append(row.Cells, m["name"])
+		}
 		for _, c := range k.Columns {
 			row.Cells = append(row.Cells, c.Cell(obj))
 		}

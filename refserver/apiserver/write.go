@@ -104,8 +104,22 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, ri *requestInfo
 		return apierrors.NewBadRequest("the name of the object (" + name + ") does not match the name on the URL (" + ri.name + ")")
 	}
 	answer := answerInto(r, dry)
-	out, err := h.reg.UpdateFrom(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, again,
-		registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r), Answer: answer})
+	opts := registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r), Answer: answer}
+	out, err := h.reg.UpdateFrom(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, again, opts)
+	if apierrors.IsNotFound(err) && ri.kind.CreateOnUpdate && ri.subresource == "" {
+		// The kind allows a PUT to create; a resourceVersion it brings
+		// is no precondition then (kube-apiserver creates regardless).
+		created, err := again() // the update may have taken the first decode
+		if err != nil {
+			return err
+		}
+		delete(registry.Meta(created), "resourceVersion")
+		if out, err = h.reg.Create(r.Context(), ri.kind, ri.version, ri.namespace, created, opts); err != nil {
+			return err
+		}
+		h.answerWrite(w, r, ri, http.StatusCreated, out, dry, registry.Answered(answer))
+		return nil
+	}
 	if err != nil {
 		return err
 	}

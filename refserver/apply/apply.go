@@ -55,7 +55,7 @@ import (
 )
 
 // coreSchemas are the OpenAPI v3 component schemas of ConfigMap, Secret,
-// Namespace and everything they reference, from Kubernetes v1.36.3's
+// Namespace, Event and everything they reference, from Kubernetes v1.36.3's
 // api/openapi-spec/v3/api__v1_openapi.json (descriptions removed).
 //
 //go:embed core_v1_schemas.json
@@ -136,6 +136,7 @@ var builtins = map[string]struct {
 	"ConfigMap":                {"", coreTypeConverter, func() any { return &corev1.ConfigMap{} }},
 	"Secret":                   {"", coreTypeConverter, func() any { return &corev1.Secret{} }},
 	"Namespace":                {"", coreTypeConverter, func() any { return &corev1.Namespace{} }},
+	"Event":                    {"", coreTypeConverter, func() any { return &corev1.Event{} }},
 	"CustomResourceDefinition": {"apiextensions.k8s.io", crdTypeConverter, func() any { return &apiextensionsv1.CustomResourceDefinition{} }},
 }
 

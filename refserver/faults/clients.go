@@ -34,6 +34,7 @@ const (
 	OpenAPIV3NoGVK             = "openapi-v3-no-gvk"
 	OpenAPIV3NoFieldValidation = "openapi-v3-no-field-validation"
 	AccessReviewDenies         = "access-review-denies"
+	EventSelectorsIgnored      = "event-selectors-ignored"
 )
 
 var clientFaults = map[string]fault{
@@ -45,6 +46,7 @@ var clientFaults = map[string]fault{
 	OpenAPIV3NoGVK:             {SeamHTTP, "OpenAPI v3 schemas carry no x-kubernetes-group-version-kind"},
 	OpenAPIV3NoFieldValidation: {SeamHTTP, "OpenAPI v3 operations have no fieldValidation parameter (a server from before field validation)"},
 	AccessReviewDenies:         {SeamHTTP, "SelfSubjectAccessReviews always answer allowed: false"},
+	EventSelectorsIgnored:      {SeamHTTP, "lists of events ignore field selectors on the involved object (involvedObject.*): every event of the namespace is listed"},
 }
 
 // pbType is the Kubernetes protobuf media type.
@@ -83,6 +85,17 @@ func (m *middleware) rewriteClientsRequest(r *http.Request, c *call) *http.Reque
 			r.URL.RawQuery = c.q.Encode()
 			r.RequestURI = r.URL.RequestURI()
 		}
+	}
+	if m.has(EventSelectorsIgnored) && c.list && c.resource == "events" && c.q.Has("fieldSelector") {
+		var kept []string
+		for _, term := range strings.Split(c.q.Get("fieldSelector"), ",") {
+			if !strings.HasPrefix(term, "involvedObject.") {
+				kept = append(kept, term)
+			}
+		}
+		c.q.Set("fieldSelector", strings.Join(kept, ","))
+		r.URL.RawQuery = c.q.Encode()
+		r.RequestURI = r.URL.RequestURI()
 	}
 	return r
 }

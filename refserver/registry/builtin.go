@@ -2,11 +2,11 @@ package registry
 
 import (
 	"encoding/base64"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/apiconform/apiconform/refserver/apply"
@@ -15,7 +15,7 @@ import (
 // BuiltinKinds are the kinds the reference server serves from the start
 // (the server registers them); some need the registry they will serve in.
 func BuiltinKinds(r *Registry) []*Kind {
-	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), crdKind(r), frobberKind()}
+	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), eventKind(), crdKind(r), frobberKind()}
 	for _, k := range kinds {
 		var fm *apply.Manager
 		var err error
@@ -36,27 +36,14 @@ func BuiltinKinds(r *Registry) []*Kind {
 var AgeColumn = Column{Name: "Age", Type: "string", Description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
 	Cell: func(obj Object) any { return age(str(meta(obj)["creationTimestamp"])) }}
 
-// age renders a duration since an RFC 3339 time the way kubectl does (short form).
+// age renders the time since an RFC 3339 time as kube-apiserver's printers
+// do; "<unknown>" for an unset or unreadable time.
 func age(ts string) string {
 	t, err := time.Parse(time.RFC3339, ts)
 	if err != nil {
 		return "<unknown>"
 	}
-	d := time.Since(t)
-	switch {
-	case d < 0:
-		return "0s"
-	case d < 2*time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < 10*time.Minute:
-		return fmt.Sprintf("%dm%ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 3*time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
+	return duration.HumanDuration(time.Since(t))
 }
 
 // maxDataBytes bounds the values of a ConfigMap (data and binaryData

@@ -58,6 +58,9 @@ type Kind struct {
 	TrackGeneration      bool       // metadata.generation starts at 1 and bumps on spec changes
 	// DeleteReturnsStatus: an immediate DELETE answers a Success Status instead of the object.
 	DeleteReturnsStatus bool
+	// CreateOnUpdate: a PUT of a missing object creates it (201), as
+	// kube-apiserver's strategies that allow create on update do (events).
+	CreateOnUpdate bool
 	// StrategicMerge: application/strategic-merge-patch+json is accepted; the
 	// value is a zero value of the Go type whose patch tags drive the merge.
 	StrategicMerge any
@@ -94,7 +97,8 @@ type Kind struct {
 	Validate func(obj, old Object) field.ErrorList
 	// Fields are the selectable fields beyond metadata.name and metadata.namespace.
 	Fields map[string]func(obj Object) string
-	// Columns are the Table columns after Name (nil: Created At).
+	// Columns are the Table columns after Name (nil: Created At); a kind
+	// whose columns include one of format "name" places the name itself.
 	Columns []Column
 	// NameValidation checks metadata.name; nil means DNS subdomain.
 	NameValidation func(name string) []string

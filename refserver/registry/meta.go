@@ -208,6 +208,11 @@ func CheckFieldSelector(k *Kind, sel fields.Selector) error {
 				continue
 			}
 		}
+		if len(k.Fields) > 0 {
+			// kube-apiserver's kinds with field labels of their own
+			// (namespaces, secrets, events) convert them and say so.
+			return fmt.Errorf("field label not supported: %s", req.Field)
+		}
 		return fmt.Errorf("%q is not a known field selector: only %q, %q", req.Field, "metadata.name", "metadata.namespace")
 	}
 	return nil

@@ -201,6 +201,43 @@ spec:
 		Expect(strings.TrimSpace(out)).To(Equal("yes"))
 	})
 
+	// Two configmaps, an event about each: describe and events --for select
+	// the events by the involved object's name, namespace, kind and uid, so
+	// the other configmap's event must not show, and a server without events
+	// or their field selectors fails the commands.
+	It("describes an object with the events about it", fw.Req("CLIENT-KUBECTL-DESCRIBE"), func() {
+		k := newKubectl()
+		reasons, names := map[string]string{}, map[string]string{}
+		for _, which := range []string{"a", "b"} {
+			name := f.Name(which)
+			names[which] = name
+			r := f.Post(f.ConfigMapsPath(), fw.ConfigMap(name, map[string]string{"k": which}))
+			Expect(r.Code).To(Equal(http.StatusCreated), "%s", r)
+			reasons[which] = "Checked" + strings.ToUpper(which)
+			now := time.Now().UTC().Format(time.RFC3339)
+			ev := f.Post("/api/v1/namespaces/"+f.Namespace+"/events", map[string]any{
+				"apiVersion": "v1", "kind": "Event", "metadata": map[string]any{"name": name + ".e"},
+				"involvedObject": map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": f.Namespace, "name": name, "uid": r.Str("metadata.uid")},
+				"reason":         reasons[which], "message": "apiconform saw " + name, "type": "Normal",
+				"source": map[string]any{"component": "apiconform"}, "firstTimestamp": now, "lastTimestamp": now, "count": 1,
+			})
+			Expect(ev.Code).To(Equal(http.StatusCreated), "event about %s: %s", name, ev)
+		}
+		a := names["a"]
+		out := k.mustRun("", "describe", "configmap", a, "-n", f.Namespace)
+		Expect(out).To(MatchRegexp(`(?m)^Name:\s+`+a+`$`), "%s", out)
+		_, events, found := strings.Cut(out, "\nEvents:")
+		Expect(found).To(BeTrue(), "no Events section: %s", out)
+		Expect(events).To(ContainSubstring(reasons["a"]), "the event about the object: %s", out)
+		Expect(events).To(ContainSubstring("apiconform saw "+a), "%s", out)
+		Expect(events).NotTo(ContainSubstring(reasons["b"]), "another object's event: %s", out)
+		fw.Record("describe", "%s", strings.TrimSpace(events))
+
+		out = k.mustRun("", "events", "-n", f.Namespace, "--for", "configmap/"+a)
+		Expect(out).To(ContainSubstring(reasons["a"]), "%s", out)
+		Expect(out).NotTo(ContainSubstring(reasons["b"]), "another object's event: %s", out)
+	})
+
 	It("prints the existing objects and then each change with get -w", fw.Req("CLIENT-KUBECTL-GET-WATCH"), func() {
 		k := newKubectl()
 		a := f.CreateObj(f.Name("a"), "v1", nil)

@@ -15,6 +15,8 @@ var clientsMustFail = map[string][]string{
 	// The informer's cache keeps the old version of an updated object;
 	// kubectl get -w prints no line for the update.
 	faults.WatchNoModified: {"CLIENT-INFORMER-LIST-WATCH", "CLIENT-KUBECTL-GET-WATCH"},
+	// describe and events --for show another object's event.
+	faults.EventSelectorsIgnored: {"CLIENT-KUBECTL-DESCRIBE"},
 	// The reflector never learns that its resourceVersion expired, so it
 	// never relists.
 	faults.WatchExpiredNo410: {"CLIENT-REFLECTOR-RELIST-410"},
