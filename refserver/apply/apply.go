@@ -35,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -69,6 +70,14 @@ var coreSchemas []byte
 //
 //go:embed apiextensions_v1_schemas.json
 var crdSchemas []byte
+
+// coordinationSchemas are Lease's and LeaseSpec's OpenAPI v3 component
+// schemas (what they reference is in coreSchemas), from Kubernetes v1.36.3's
+// api/openapi-spec/v3/apis__coordination.k8s.io__v1_openapi.json
+// (descriptions removed).
+//
+//go:embed coordination_v1_schemas.json
+var coordinationSchemas []byte
 
 const objectMetaRef = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
@@ -137,11 +146,13 @@ var builtins = map[string]struct {
 	"Secret":                   {"", coreTypeConverter, func() any { return &corev1.Secret{} }},
 	"Namespace":                {"", coreTypeConverter, func() any { return &corev1.Namespace{} }},
 	"Event":                    {"", coreTypeConverter, func() any { return &corev1.Event{} }},
+	"Lease":                    {"coordination.k8s.io", coreTypeConverter, func() any { return &coordinationv1.Lease{} }},
 	"CustomResourceDefinition": {"apiextensions.k8s.io", crdTypeConverter, func() any { return &apiextensionsv1.CustomResourceDefinition{} }},
 }
 
-// ForBuiltin is the Manager of a built-in kind: ConfigMap, Secret or
-// Namespace (core/v1), or CustomResourceDefinition (apiextensions.k8s.io/v1).
+// ForBuiltin is the Manager of a built-in kind: ConfigMap, Secret, Namespace
+// or Event (core/v1), Lease (coordination.k8s.io/v1) or
+// CustomResourceDefinition (apiextensions.k8s.io/v1).
 func ForBuiltin(kind string) (*Manager, error) {
 	b, ok := builtins[kind]
 	if !ok {
@@ -182,7 +193,11 @@ func zeroObject(v any) (map[string]any, error) {
 // building one is most of a Manager's cost at start-up.
 var coreTypes, crdTypes typeConverter
 
-func coreTypeConverter() (managedfields.TypeConverter, error) { return coreTypes.get(coreSchemas) }
+// coreTypeConverter serves core/v1's kinds and Lease: one converter for
+// both, since Lease's schemas are two small additions.
+func coreTypeConverter() (managedfields.TypeConverter, error) {
+	return coreTypes.get(coreSchemas, coordinationSchemas)
+}
 func crdTypeConverter() (managedfields.TypeConverter, error) {
 	return crdTypes.get(coreSchemas, crdSchemas)
 }

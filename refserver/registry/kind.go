@@ -61,6 +61,10 @@ type Kind struct {
 	// CreateOnUpdate: a PUT of a missing object creates it (201), as
 	// kube-apiserver's strategies that allow create on update do (events).
 	CreateOnUpdate bool
+	// UpdateNeedsResourceVersion: a PUT of an existing object must name the
+	// resourceVersion it replaces (kube-apiserver's strategies that do not
+	// allow unconditional updates: leases); patches carry the current one.
+	UpdateNeedsResourceVersion bool
 	// StrategicMerge: application/strategic-merge-patch+json is accepted; the
 	// value is a zero value of the Go type whose patch tags drive the merge.
 	StrategicMerge any

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/apiconform/apiconform/refserver/jsonvalue"
@@ -189,7 +190,15 @@ func (r *Registry) Update(ctx context.Context, k *Kind, version, ns, name string
 // which the write may change (it is called again when the write is retried
 // after a conflict), so no copy of it is made.
 func (r *Registry) UpdateFrom(ctx context.Context, k *Kind, version, ns, name string, next func() (Object, error), o WriteOptions) (Object, error) {
-	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, nil, func(Object) (Object, error) { return next() })
+	return r.mutate(ctx, k, version, ns, name, o, readsNoManagedFields, nil, func(Object) (Object, error) {
+		obj, err := next()
+		if err == nil && k.UpdateNeedsResourceVersion && str(meta(obj)["resourceVersion"]) == "" {
+			// kube-apiserver names the resource where the kind belongs.
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: k.Group, Kind: k.Resource}, name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update")})
+		}
+		return obj, err
+	})
 }
 
 // Mutate applies fn to (a copy of) the current object and writes the

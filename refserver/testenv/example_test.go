@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/apiconform/apiconform/refserver/testenv"
@@ -56,15 +58,7 @@ func TestMirrorReconciler(t *testing.T) {
 	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Complete(mirror{mgr.GetClient()}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	ctx := startManager(t, mgr)
 
 	c, err := client.New(env.Config, client.Options{})
 	if err != nil {
@@ -82,6 +76,22 @@ func TestMirrorReconciler(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForSecret(t, c, map[string]string{"color": "green"})
+}
+
+// startManager runs mgr until the test ends and fails the test if it
+// stopped with an error.
+func startManager(t *testing.T, mgr manager.Manager) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	return ctx
 }
 
 // waitForSecret polls (bounded) until the mirrored Secret holds want.
@@ -111,4 +121,37 @@ func waitForSecret(t *testing.T, c client.Client, want map[string]string) {
 		last = "secret data " + sec.String()
 	}
 	t.Fatalf("the reconciler did not mirror %v: %s", want, last)
+}
+
+// TestManagerLeaderElection: a manager with leader election on, as in a
+// controller's main, takes its Lease and then starts its runnables.
+func TestManagerLeaderElection(t *testing.T) {
+	ctrllog.SetLogger(logr.Discard())
+	env := testenv.Start(t)
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"},
+		LeaderElection: true, LeaderElectionID: "mirror.apiconform.io", LeaderElectionNamespace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leading := make(chan struct{})
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { close(leading); <-ctx.Done(); return nil })); err != nil {
+		t.Fatal(err)
+	}
+	ctx := startManager(t, mgr)
+	select {
+	case <-leading:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the manager never became leader")
+	}
+	c, err := client.New(env.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lease coordinationv1.Lease
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "mirror.apiconform.io"}, &lease); err != nil {
+		t.Fatal(err)
+	}
+	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+		t.Fatalf("lease without a holder: %+v", lease.Spec)
+	}
 }

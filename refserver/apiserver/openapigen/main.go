@@ -29,6 +29,7 @@ import (
 var served = map[string][]string{
 	"api/v1":                        {"namespaces", "configmaps", "secrets", "events"},
 	"apis/apiextensions.k8s.io/v1":  {"customresourcedefinitions", "customresourcedefinitions/status"},
+	"apis/coordination.k8s.io/v1":   {"leases"},
 	"apis/authorization.k8s.io/v1":  {"selfsubjectaccessreviews", "selfsubjectrulesreviews"},
 	"apis/authentication.k8s.io/v1": {"selfsubjectreviews"},
 }
