@@ -56,7 +56,7 @@ import (
 )
 
 // coreSchemas are the OpenAPI v3 component schemas of ConfigMap, Secret,
-// Namespace, Event and everything they reference, from Kubernetes v1.36.3's
+// Namespace, Event, ServiceAccount and everything they reference, from Kubernetes v1.36.3's
 // api/openapi-spec/v3/api__v1_openapi.json (descriptions removed).
 //
 //go:embed core_v1_schemas.json
@@ -146,12 +146,13 @@ var builtins = map[string]struct {
 	"Secret":                   {"", coreTypeConverter, func() any { return &corev1.Secret{} }},
 	"Namespace":                {"", coreTypeConverter, func() any { return &corev1.Namespace{} }},
 	"Event":                    {"", coreTypeConverter, func() any { return &corev1.Event{} }},
+	"ServiceAccount":           {"", coreTypeConverter, func() any { return &corev1.ServiceAccount{} }},
 	"Lease":                    {"coordination.k8s.io", coreTypeConverter, func() any { return &coordinationv1.Lease{} }},
 	"CustomResourceDefinition": {"apiextensions.k8s.io", crdTypeConverter, func() any { return &apiextensionsv1.CustomResourceDefinition{} }},
 }
 
-// ForBuiltin is the Manager of a built-in kind: ConfigMap, Secret, Namespace
-// or Event (core/v1), Lease (coordination.k8s.io/v1) or
+// ForBuiltin is the Manager of a built-in kind: ConfigMap, Secret, Namespace,
+// Event or ServiceAccount (core/v1), Lease (coordination.k8s.io/v1) or
 // CustomResourceDefinition (apiextensions.k8s.io/v1).
 func ForBuiltin(kind string) (*Manager, error) {
 	b, ok := builtins[kind]

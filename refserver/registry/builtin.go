@@ -15,7 +15,7 @@ import (
 // BuiltinKinds are the kinds the reference server serves from the start
 // (the server registers them); some need the registry they will serve in.
 func BuiltinKinds(r *Registry) []*Kind {
-	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), eventKind(), leaseKind(), crdKind(r), frobberKind()}
+	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), serviceAccountKind(), eventKind(), leaseKind(), crdKind(r), frobberKind()}
 	for _, k := range kinds {
 		var fm *apply.Manager
 		var err error

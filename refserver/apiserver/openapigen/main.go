@@ -27,7 +27,7 @@ import (
 // served lists, per group-version, the built-in resources (with their
 // subresources) the reference server serves.
 var served = map[string][]string{
-	"api/v1":                        {"namespaces", "configmaps", "secrets", "events"},
+	"api/v1":                        {"namespaces", "configmaps", "secrets", "serviceaccounts", "events"},
 	"apis/apiextensions.k8s.io/v1":  {"customresourcedefinitions", "customresourcedefinitions/status"},
 	"apis/coordination.k8s.io/v1":   {"leases"},
 	"apis/authorization.k8s.io/v1":  {"selfsubjectaccessreviews", "selfsubjectrulesreviews"},
