@@ -37,6 +37,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,6 +79,15 @@ var crdSchemas []byte
 //
 //go:embed coordination_v1_schemas.json
 var coordinationSchemas []byte
+
+// rbacSchemas are the OpenAPI v3 component schemas of Role, ClusterRole,
+// RoleBinding, ClusterRoleBinding and what they reference beyond
+// coreSchemas, from Kubernetes v1.36.3's
+// api/openapi-spec/v3/apis__rbac.authorization.k8s.io__v1_openapi.json
+// (descriptions removed).
+//
+//go:embed rbac_v1_schemas.json
+var rbacSchemas []byte
 
 const objectMetaRef = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
@@ -148,12 +158,17 @@ var builtins = map[string]struct {
 	"Event":                    {"", coreTypeConverter, func() any { return &corev1.Event{} }},
 	"ServiceAccount":           {"", coreTypeConverter, func() any { return &corev1.ServiceAccount{} }},
 	"Lease":                    {"coordination.k8s.io", coreTypeConverter, func() any { return &coordinationv1.Lease{} }},
+	"Role":                     {"rbac.authorization.k8s.io", coreTypeConverter, func() any { return &rbacv1.Role{} }},
+	"ClusterRole":              {"rbac.authorization.k8s.io", coreTypeConverter, func() any { return &rbacv1.ClusterRole{} }},
+	"RoleBinding":              {"rbac.authorization.k8s.io", coreTypeConverter, func() any { return &rbacv1.RoleBinding{} }},
+	"ClusterRoleBinding":       {"rbac.authorization.k8s.io", coreTypeConverter, func() any { return &rbacv1.ClusterRoleBinding{} }},
 	"CustomResourceDefinition": {"apiextensions.k8s.io", crdTypeConverter, func() any { return &apiextensionsv1.CustomResourceDefinition{} }},
 }
 
 // ForBuiltin is the Manager of a built-in kind: ConfigMap, Secret, Namespace,
-// Event or ServiceAccount (core/v1), Lease (coordination.k8s.io/v1) or
-// CustomResourceDefinition (apiextensions.k8s.io/v1).
+// Event or ServiceAccount (core/v1), Lease (coordination.k8s.io/v1), Role,
+// ClusterRole, RoleBinding or ClusterRoleBinding (rbac.authorization.k8s.io/v1)
+// or CustomResourceDefinition (apiextensions.k8s.io/v1).
 func ForBuiltin(kind string) (*Manager, error) {
 	b, ok := builtins[kind]
 	if !ok {
@@ -194,10 +209,10 @@ func zeroObject(v any) (map[string]any, error) {
 // building one is most of a Manager's cost at start-up.
 var coreTypes, crdTypes typeConverter
 
-// coreTypeConverter serves core/v1's kinds and Lease: one converter for
-// both, since Lease's schemas are two small additions.
+// coreTypeConverter serves core/v1's kinds, Lease and the RBAC kinds: one
+// converter for all, since the other groups' schemas are small additions.
 func coreTypeConverter() (managedfields.TypeConverter, error) {
-	return coreTypes.get(coreSchemas, coordinationSchemas)
+	return coreTypes.get(coreSchemas, coordinationSchemas, rbacSchemas)
 }
 func crdTypeConverter() (managedfields.TypeConverter, error) {
 	return crdTypes.get(coreSchemas, crdSchemas)

@@ -15,7 +15,8 @@ import (
 // BuiltinKinds are the kinds the reference server serves from the start
 // (the server registers them); some need the registry they will serve in.
 func BuiltinKinds(r *Registry) []*Kind {
-	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), serviceAccountKind(), eventKind(), leaseKind(), crdKind(r), frobberKind()}
+	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), serviceAccountKind(), eventKind(), leaseKind(),
+		roleKind(), clusterRoleKind(), roleBindingKind(), clusterRoleBindingKind(), crdKind(r), frobberKind()}
 	for _, k := range kinds {
 		var fm *apply.Manager
 		var err error
@@ -35,6 +36,11 @@ func BuiltinKinds(r *Registry) []*Kind {
 // AgeColumn is the Age column kube-apiserver shows for built-in kinds.
 var AgeColumn = Column{Name: "Age", Type: "string", Description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
 	Cell: func(obj Object) any { return age(str(meta(obj)["creationTimestamp"])) }}
+
+// CreatedAtColumn is the column kube-apiserver's default table shows for
+// kinds without a printer of their own.
+var CreatedAtColumn = Column{Name: "Created At", Type: "date", Description: AgeColumn.Description,
+	Cell: func(obj Object) any { return str(meta(obj)["creationTimestamp"]) }}
 
 // age renders the time since an RFC 3339 time as kube-apiserver's printers
 // do; "<unknown>" for an unset or unreadable time.

@@ -107,6 +107,16 @@ func normalize(v any) any {
 	return out
 }
 
+// convertJSON decodes a JSON-shaped value into a Go value of a typed field
+// (a label selector, a role reference) through its JSON.
+func convertJSON(v any, into any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
+}
+
 // sameJSON reports whether a and b are equal once normalized (the same JSON
 // document, whatever Go types hold the numbers): in place when sameQuick is
 // sure (plain JSON-shaped values), through normalize otherwise.

@@ -27,11 +27,12 @@ import (
 // served lists, per group-version, the built-in resources (with their
 // subresources) the reference server serves.
 var served = map[string][]string{
-	"api/v1":                        {"namespaces", "configmaps", "secrets", "serviceaccounts", "events"},
-	"apis/apiextensions.k8s.io/v1":  {"customresourcedefinitions", "customresourcedefinitions/status"},
-	"apis/coordination.k8s.io/v1":   {"leases"},
-	"apis/authorization.k8s.io/v1":  {"selfsubjectaccessreviews", "selfsubjectrulesreviews"},
-	"apis/authentication.k8s.io/v1": {"selfsubjectreviews"},
+	"api/v1":                            {"namespaces", "configmaps", "secrets", "serviceaccounts", "events"},
+	"apis/apiextensions.k8s.io/v1":      {"customresourcedefinitions", "customresourcedefinitions/status"},
+	"apis/coordination.k8s.io/v1":       {"leases"},
+	"apis/rbac.authorization.k8s.io/v1": {"roles", "clusterroles", "rolebindings", "clusterrolebindings"},
+	"apis/authorization.k8s.io/v1":      {"selfsubjectaccessreviews", "selfsubjectrulesreviews"},
+	"apis/authentication.k8s.io/v1":     {"selfsubjectreviews"},
 }
 
 // sample names the two CRDs of samples.yaml and the placeholders their
