@@ -131,18 +131,26 @@ func TestEventsAsKubeAPIServer(t *testing.T) {
 		}
 	}
 
-	// A PUT creates a missing event, whatever resourceVersion it brings.
-	put := legacy("put", "default")
-	put["metadata"].(map[string]any)["resourceVersion"] = "5"
-	if r := c.do("PUT", path+"/put", put); r.Code != http.StatusCreated {
+	// A PUT creates a missing event, whatever resourceVersion it brings;
+	// what the event does not say reads as kube-apiserver's typed encoding
+	// writes it.
+	put := map[string]any{"metadata": map[string]any{"name": "put", "resourceVersion": "5"}, "reason": "Seen",
+		"involvedObject": map[string]any{"kind": "ConfigMap", "name": "demo", "namespace": "default"}}
+	r := c.do("PUT", path+"/put", put)
+	if r.Code != http.StatusCreated {
 		t.Fatalf("PUT of a missing event: %d %s", r.Code, r.Body)
+	}
+	for _, want := range []string{`"eventTime":null`, `"firstTimestamp":null`, `"lastTimestamp":null`, `"source":{}`, `"reportingComponent":""`} {
+		if !strings.Contains(string(r.Body), want) {
+			t.Errorf("the created event lacks %s: %s", want, r.Body)
+		}
 	}
 	if r := c.do("PUT", "/api/v1/namespaces/default/configmaps/put", map[string]any{"metadata": map[string]any{"name": "put"}}); r.Code != http.StatusNotFound {
 		t.Fatalf("PUT of a missing configmap: %d %s", r.Code, r.Body)
 	}
 
 	for sel, want := range map[string]string{
-		"involvedObject.fieldPath=data,source=tester,type=Normal,reason=Seen,reportingComponent=": "Demo_X demo.1 put",
+		"involvedObject.fieldPath=data,source=tester,type=Normal,reason=Seen,reportingComponent=": "Demo_X demo.1",
 		"involvedObject.name=other": "",
 	} {
 		r := c.do("GET", path+"?fieldSelector="+sel, nil)
@@ -158,7 +166,7 @@ func TestEventsAsKubeAPIServer(t *testing.T) {
 		t.Errorf("unknown field label: %d %s", r.Code, r.Body)
 	}
 
-	r := c.do("GET", path+"/demo.1", nil, "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	r = c.do("GET", path+"/demo.1", nil, "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
 	var cols []string
 	for _, cd := range r.get("columnDefinitions").([]any) {
 		m := cd.(map[string]any)

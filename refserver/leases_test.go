@@ -3,6 +3,7 @@ package refserver
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,6 +128,11 @@ func TestLeasesAsKubeAPIServer(t *testing.T) {
 	}
 	if r := c.do("PUT", path+"/l4", `{"metadata":{"name":"l4"},"spec":{"holderIdentity":"c"}}`); r.Code != 201 {
 		t.Errorf("PUT of a missing lease: %d %s", r.Code, r.Body)
+	}
+	// A lease without a spec reads with an empty one, and no entry (its
+	// writer set nothing), as kube-apiserver answers.
+	if r := c.do("POST", path, `{"metadata":{"name":"nospec"}}`); r.Code != 201 || !strings.Contains(string(r.Body), `"spec":{}`) || r.get("metadata.managedFields") != nil {
+		t.Errorf("a lease without spec: %d %s", r.Code, r.Body)
 	}
 	if r := c.do("PATCH", path+"/l1?fieldManager=m3", `{"spec":{"holderIdentity":"z"}}`, "Content-Type", "application/merge-patch+json"); r.Code != 200 || r.str("spec.holderIdentity") != "z" {
 		t.Errorf("a patch needs no resourceVersion: %d %s", r.Code, r.Body)

@@ -252,7 +252,7 @@ func (h *Handler) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 		}
 		return written(cur, merged)
 	})
-	if apierrors.IsNotFound(err) && ri.subresource == "" {
+	if err != nil && ri.subresource == "" && apierrors.IsNotFound(err) { // IsNotFound allocates, even for nil
 		merged, aerr := fm.Apply(nil, applied, manager, force)
 		if aerr != nil {
 			return aerr

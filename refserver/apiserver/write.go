@@ -106,7 +106,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	answer := answerInto(r, dry)
 	opts := registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r), Answer: answer}
 	out, err := h.reg.UpdateFrom(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, again, opts)
-	if apierrors.IsNotFound(err) && ri.kind.CreateOnUpdate && ri.subresource == "" {
+	if err != nil && ri.kind.CreateOnUpdate && ri.subresource == "" && apierrors.IsNotFound(err) { // IsNotFound allocates, even for nil
 		// The kind allows a PUT to create; a resourceVersion it brings
 		// is no precondition then (kube-apiserver creates regardless).
 		created, err := again() // the update may have taken the first decode

@@ -47,8 +47,8 @@ type zeroForm uint8
 const (
 	zOther   zeroForm = iota // a value the client did not send: declines
 	zOmitted                 // nothing
-	zNull                    // null (dropped by dropAdded at the top and in metadata)
-	zEmpty                   // {} (likewise)
+	zNull                    // null (dropped in metadata; kept at the top, as kube-apiserver writes it)
+	zEmpty                   // {} (likewise; an empty metadata dropped)
 )
 
 type shape struct {
@@ -277,8 +277,9 @@ func typedFastObject(obj map[string]any, t reflect.Type) (keys int, ok bool) {
 	return w.keys, true
 }
 
-// level says where an object sits: at the top and in the top's metadata
-// dropAdded removes the null and {} fields the round trip adds.
+// level says where an object sits: in the top's metadata dropAdded removes
+// the null and {} fields the round trip adds; at the top they stay (but for
+// an empty metadata).
 type level uint8
 
 const (
@@ -315,7 +316,7 @@ func (w *walker) object(m map[string]any, s *shape, at level) bool {
 		if _, sent := m[f.name]; sent {
 			continue
 		}
-		if at == levelNested || (f.zero != zNull && f.zero != zEmpty) {
+		if at == levelNested || (at == levelRoot && f.name != "metadata") || (f.zero != zNull && f.zero != zEmpty) {
 			return false // the round trip adds the field
 		}
 	}

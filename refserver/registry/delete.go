@@ -181,10 +181,10 @@ func (r *Registry) DeleteCollection(ctx context.Context, k *Kind, version, ns st
 	for _, obj := range list.Items {
 		m := meta(obj)
 		res, err := r.Delete(ctx, k, version, str(m["namespace"]), str(m["name"]), o)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
 		if err != nil {
+			if apierrors.IsNotFound(err) { // asked only of an error: it allocates
+				continue
+			}
 			return nil, err
 		}
 		out.Items = append(out.Items, res.Object)

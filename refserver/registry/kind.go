@@ -101,8 +101,8 @@ type Kind struct {
 	Validate func(obj, old Object) field.ErrorList
 	// Fields are the selectable fields beyond metadata.name and metadata.namespace.
 	Fields map[string]func(obj Object) string
-	// Columns are the Table columns after Name (nil: Created At); a kind
-	// whose columns include one of format "name" places the name itself.
+	// Columns are the Table columns after Name; a kind whose columns
+	// include one of format "name" places the name itself.
 	Columns []Column
 	// NameValidation checks metadata.name; nil means DNS subdomain.
 	NameValidation func(name string) []string
