@@ -140,6 +140,19 @@ func TestKubectl(t *testing.T) {
 	run(`configmap "c1" deleted`, "-n", "demo", "delete", "configmap", "c1")
 	run("configmaps", "api-resources")
 
+	// What operators create besides configmaps, and describe, which lists
+	// the events about the object it shows.
+	run("serviceaccount/bot created", "-n", "demo", "create", "serviceaccount", "bot")
+	run("role.rbac.authorization.k8s.io/reader created", "-n", "demo", "create", "role", "reader", "--verb=get,list", "--resource=configmaps")
+	run("rolebinding.rbac.authorization.k8s.io/bot-reader created", "-n", "demo", "create", "rolebinding", "bot-reader", "--role=reader", "--serviceaccount=demo:bot")
+	run("Role/reader", "-n", "demo", "get", "rolebindings", "-o", "wide")
+	run("[get list]", "-n", "demo", "describe", "role", "reader")
+	uid := run("", "-n", "demo", "get", "configmap", "c2", "-o", "jsonpath={.metadata.uid}")
+	run("event/c2.1 created", "create", "-f", k.file("event.yaml", "apiVersion: v1\nkind: Event\nmetadata:\n  name: c2.1\n  namespace: demo\n"+
+		"involvedObject: {apiVersion: v1, kind: ConfigMap, name: c2, namespace: demo, uid: "+uid+"}\nreason: Checked\nmessage: looked at c2\ntype: Normal\n"))
+	run("looked at c2", "-n", "demo", "describe", "configmap", "c2")
+	run("Checked", "-n", "demo", "events", "--for", "configmap/c2")
+
 	// kubectl explain reads /openapi/v3: built-in kinds with kube's
 	// descriptions, custom resources from their structural schemas.
 	run("ConfigMap holds configuration data for pods to consume.", "explain", "configmap")
