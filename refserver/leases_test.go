@@ -1,105 +1,10 @@
 package refserver
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
-
-// TestLeaderElection runs client-go's leader election, as
-// controller-runtime's manager does, with two candidates over one Lease:
-// exactly one leads, and when it steps down (releasing the lease) the other
-// takes over. A server without leases fails it at once.
-func TestLeaderElection(t *testing.T) {
-	s, _ := startTest(t)
-	cs, err := kubernetes.NewForConfig(restConfig(t, s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu      sync.Mutex
-		leading = map[string]bool{}
-		events  []string
-	)
-	started := make(chan string, 2)
-	run := func(ctx context.Context, id string) *leaderelection.LeaderElector {
-		lock, err := resourcelock.New(resourcelock.LeasesResourceLock, "default", "apiconform-test", cs.CoreV1(), cs.CoordinationV1(),
-			resourcelock.ResourceLockConfig{Identity: id})
-		if err != nil {
-			t.Fatal(err)
-		}
-		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-			Lock: lock, LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond,
-			ReleaseOnCancel: true, Name: id,
-			Callbacks: leaderelection.LeaderCallbacks{
-				OnStartedLeading: func(context.Context) {
-					mu.Lock()
-					leading[id] = true
-					events = append(events, id+" leads")
-					mu.Unlock()
-					started <- id
-				},
-				OnStoppedLeading: func() {
-					mu.Lock()
-					leading[id] = false
-					events = append(events, id+" stops")
-					mu.Unlock()
-				},
-			},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go le.Run(ctx)
-		return le
-	}
-	ctxA, stopA := context.WithCancel(context.Background())
-	ctxB, stopB := context.WithCancel(context.Background())
-	defer stopA()
-	defer stopB()
-	run(ctxA, "a")
-	var first string
-	select {
-	case first = <-started:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no candidate took the lease")
-	}
-	if first != "a" {
-		t.Fatalf("%s leads before a started", first)
-	}
-	run(ctxB, "b")
-	time.Sleep(500 * time.Millisecond) // five of b's retries against a held lease
-	mu.Lock()
-	if leading["a"] && leading["b"] {
-		t.Fatalf("two leaders: %v", events)
-	}
-	mu.Unlock()
-
-	stopA() // a releases the lease as it stops
-	select {
-	case id := <-started:
-		if id != "b" {
-			t.Fatalf("%s took over", id)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("b never took over: %v", events)
-	}
-	l, err := cs.CoordinationV1().Leases("default").Get(ctxT(t), "apiconform-test", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != "b" || l.Spec.LeaseTransitions == nil || *l.Spec.LeaseTransitions != 1 {
-		t.Fatalf("lease after the hand-over: %+v", l.Spec)
-	}
-}
 
 // TestLeasesAsKubeAPIServer holds what kube-apiserver v1.36.3 answered for
 // leases (observed with curl): validation, a PUT that must name the

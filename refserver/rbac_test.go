@@ -54,15 +54,24 @@ func TestRBACAsKubeAPIServer(t *testing.T) {
 		t.Errorf("PUT of a missing cluster role: %d %s", r.Code, r.Body)
 	}
 
+	// (A CRD's table has the same Created At column, described alike.)
 	for path, want := range map[string]string{
-		rbac + "/namespaces/default/roles/none":       "Name/0 Created At/0",
-		rbac + "/namespaces/default/rolebindings/rb1": "Name/0 Role/0 Age/0 Users/1 Groups/1 ServiceAccounts/1",
+		rbac + "/namespaces/default/roles/none":                   "Name/0 Created At/0/date",
+		rbac + "/namespaces/default/rolebindings/rb1":             "Name/0 Role/0 Age/0 Users/1 Groups/1 ServiceAccounts/1",
+		"/apis/apiextensions.k8s.io/v1/customresourcedefinitions": "Name/0 Created At/0/date",
 	} {
 		r := c.do("GET", path, nil, "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
 		var cols []string
 		for _, cd := range r.get("columnDefinitions").([]any) {
 			m := cd.(map[string]any)
-			cols = append(cols, fmt.Sprintf("%s/%v", m["name"], m["priority"]))
+			col := fmt.Sprintf("%s/%v", m["name"], m["priority"])
+			if m["name"] == "Created At" {
+				col += "/" + m["type"].(string)
+				if d, _ := m["description"].(string); !strings.HasPrefix(d, "CreationTimestamp is a timestamp") {
+					t.Errorf("%s: Created At described as %q", path, d)
+				}
+			}
+			cols = append(cols, col)
 		}
 		if got := strings.Join(cols, " "); got != want {
 			t.Errorf("%s: columns %s, want %s", path, got, want)

@@ -35,6 +35,7 @@ const (
 	OpenAPIV3NoFieldValidation = "openapi-v3-no-field-validation"
 	AccessReviewDenies         = "access-review-denies"
 	EventSelectorsIgnored      = "event-selectors-ignored"
+	LeaseUpdatesUnconditional  = "lease-updates-unconditional"
 )
 
 var clientFaults = map[string]fault{
@@ -47,6 +48,7 @@ var clientFaults = map[string]fault{
 	OpenAPIV3NoFieldValidation: {SeamHTTP, "OpenAPI v3 operations have no fieldValidation parameter (a server from before field validation)"},
 	AccessReviewDenies:         {SeamHTTP, "SelfSubjectAccessReviews always answer allowed: false"},
 	EventSelectorsIgnored:      {SeamHTTP, "lists of events ignore field selectors on the involved object (involvedObject.*): every event of the namespace is listed"},
+	LeaseUpdatesUnconditional:  {SeamHTTP, "a PUT of a lease (JSON) overwrites it whatever resourceVersion it names: a stale candidate takes the lease from its leader"},
 }
 
 // pbType is the Kubernetes protobuf media type.
@@ -96,6 +98,15 @@ func (m *middleware) rewriteClientsRequest(r *http.Request, c *call) *http.Reque
 		c.q.Set("fieldSelector", strings.Join(kept, ","))
 		r.URL.RawQuery = c.q.Encode()
 		r.RequestURI = r.URL.RequestURI()
+	}
+	if m.has(LeaseUpdatesUnconditional) && r.Method == http.MethodPut && c.resource == "leases" && c.name != "" && c.sub == "" {
+		if now := m.askResourceVersion(r, r.URL.Path, nil); now != "" {
+			editBody(r, func(o map[string]any) {
+				if md, ok := o["metadata"].(map[string]any); ok {
+					md["resourceVersion"] = now
+				}
+			})
+		}
 	}
 	return r
 }

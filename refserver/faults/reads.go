@@ -161,17 +161,7 @@ func (m *middleware) afterReads(r *http.Request, c call, rec *recorder) {
 func (m *middleware) afterReadsList(r *http.Request, c call, rec *recorder) {
 	var current string
 	if m.has(ContinuedPageCurrentRV) && c.q.Get("continue") != "" {
-		q := url.Values{"limit": {"1"}}
-		if now := m.ask(r, r.URL.Path, q); now.code == http.StatusOK {
-			var o struct {
-				Metadata struct {
-					ResourceVersion string `json:"resourceVersion"`
-				} `json:"metadata"`
-			}
-			if json.Unmarshal(now.body.Bytes(), &o) == nil {
-				current = o.Metadata.ResourceVersion
-			}
-		}
+		current = m.askResourceVersion(r, r.URL.Path, url.Values{"limit": {"1"}})
 	}
 	editObjectAnswer(rec, func(o map[string]any) {
 		md, ok := o["metadata"].(map[string]any)
@@ -288,6 +278,22 @@ func (m *middleware) ask(r *http.Request, path string, q url.Values) *recorder {
 	g.RemoteAddr = r.RemoteAddr
 	m.next.ServeHTTP(out, g)
 	return out
+}
+
+// askResourceVersion is the metadata.resourceVersion of the handler's answer
+// to a GET of path?q ("" when it has none).
+func (m *middleware) askResourceVersion(r *http.Request, path string, q url.Values) string {
+	now := m.ask(r, path, q)
+	if now.code != http.StatusOK {
+		return ""
+	}
+	var o struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(now.body.Bytes(), &o)
+	return o.Metadata.ResourceVersion
 }
 
 func cloneReadsQuery(q url.Values) url.Values {

@@ -60,7 +60,7 @@ func crdKind(r *Registry) *Kind {
 			r.syncCRD(obj, old)
 		},
 		OnStart: func(ctx context.Context) error { return r.loadCRDs(ctx) },
-		Columns: []Column{{Name: "Created At", Type: "date", Cell: func(o Object) any { return str(meta(o)["creationTimestamp"]) }}},
+		Columns: []Column{CreatedAtColumn},
 		// A DELETE always marks the CRD first (the cleanup finalizer).
 		GracefulDelete: true,
 		MarkDeleted:    func(obj Object) { r.markCRDDeleted(obj) },

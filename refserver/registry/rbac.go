@@ -24,13 +24,12 @@ import (
 const rbacGroup = rbacv1.GroupName
 
 func roleKind() *Kind {
-	return rbacKind("roles", "role", "Role", true, []Column{CreatedAtColumn}, func(obj, old Object) field.ErrorList {
-		return validateRules(obj, true)
-	})
+	return withNullEmptyRules(rbacKind("roles", "role", "Role", true, func() any { return &rbacv1.Role{} }, []Column{CreatedAtColumn},
+		func(obj, old Object) field.ErrorList { return validateRules(obj, true) }))
 }
 
 func clusterRoleKind() *Kind {
-	return rbacKind("clusterroles", "clusterrole", "ClusterRole", false, []Column{CreatedAtColumn}, func(obj, old Object) field.ErrorList {
+	return withNullEmptyRules(rbacKind("clusterroles", "clusterrole", "ClusterRole", false, func() any { return &rbacv1.ClusterRole{} }, []Column{CreatedAtColumn}, func(obj, old Object) field.ErrorList {
 		errs := validateRules(obj, false)
 		if rule, ok := obj["aggregationRule"]; ok && rule != nil {
 			p := field.NewPath("aggregationRule", "clusterRoleSelectors")
@@ -51,38 +50,50 @@ func clusterRoleKind() *Kind {
 			}
 		}
 		return errs
-	})
+	}))
 }
 
 func roleBindingKind() *Kind {
-	return rbacKind("rolebindings", "rolebinding", "RoleBinding", true, bindingColumns("roleBinding", rbacv1beta1.RoleBinding{}.SwaggerDoc()["roleRef"]), func(obj, old Object) field.ErrorList {
-		return validateBinding(obj, old, true)
-	})
+	return withBindingDefaults(rbacKind("rolebindings", "rolebinding", "RoleBinding", true, func() any { return &rbacv1.RoleBinding{} },
+		bindingColumns("roleBinding", rbacv1beta1.RoleBinding{}.SwaggerDoc()["roleRef"]),
+		func(obj, old Object) field.ErrorList { return validateBinding(obj, old, true) }))
 }
 
 func clusterRoleBindingKind() *Kind {
-	return rbacKind("clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false, bindingColumns("clusterRoleBinding", rbacv1beta1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"]), func(obj, old Object) field.ErrorList {
-		return validateBinding(obj, old, false)
-	})
+	return withBindingDefaults(rbacKind("clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false, func() any { return &rbacv1.ClusterRoleBinding{} },
+		bindingColumns("clusterRoleBinding", rbacv1beta1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"]),
+		func(obj, old Object) field.ErrorList { return validateBinding(obj, old, false) }))
 }
 
-func rbacKind(resource, singular, kind string, namespaced bool, columns []Column, validate func(obj, old Object) field.ErrorList) *Kind {
-	typed := map[string]func() any{
-		"Role": func() any { return &rbacv1.Role{} }, "ClusterRole": func() any { return &rbacv1.ClusterRole{} },
-		"RoleBinding": func() any { return &rbacv1.RoleBinding{} }, "ClusterRoleBinding": func() any { return &rbacv1.ClusterRoleBinding{} },
-	}[kind]
+// rbacKind is what the four kinds share.
+func rbacKind(resource, singular, kind string, namespaced bool, typed func() any, columns []Column, validate func(obj, old Object) field.ErrorList) *Kind {
 	return &Kind{
 		Group: rbacGroup, Versions: []string{"v1"}, Resource: resource, Singular: singular, Kind: kind, ListKind: kind + "List",
 		Namespaced: namespaced, DeleteReturnsStatus: true, CreateOnUpdate: true,
 		StrategicMerge: typed(), Typed: typed,
 		NameValidation: path.IsValidPathSegmentName,
-		Prepare:        defaultBinding,
-		// kube-apiserver's conversion writes a role's empty rules as null.
-		PrepareCreated: func(obj Object) { nullEmptyRules(obj) },
-		PrepareUpdated: func(obj, _ Object) { nullEmptyRules(obj) },
 		Validate:       validate,
 		Columns:        columns,
 	}
+}
+
+// withNullEmptyRules: kube-apiserver's conversion writes a role's missing or
+// empty rules as null (after the writer's entry has recorded them).
+func withNullEmptyRules(k *Kind) *Kind {
+	null := func(obj Object) {
+		if len(sliceOf(obj["rules"])) == 0 {
+			obj["rules"] = nil
+		}
+	}
+	k.PrepareCreated = null
+	k.PrepareUpdated = func(obj, _ Object) { null(obj) }
+	return k
+}
+
+// withBindingDefaults gives a binding rbac/v1's defaults.
+func withBindingDefaults(k *Kind) *Kind {
+	k.Prepare = defaultBinding
+	return k
 }
 
 // defaultBinding is rbac/v1's defaulting: a binding's roleRef and its users'
@@ -96,14 +107,6 @@ func defaultBinding(obj, _ Object) {
 		if k := str(subject["kind"]); str(subject["apiGroup"]) == "" && (k == rbacv1.UserKind || k == rbacv1.GroupKind) {
 			subject["apiGroup"] = rbacGroup
 		}
-	}
-}
-
-// nullEmptyRules stores a role's missing or empty rules as null (a binding
-// has none).
-func nullEmptyRules(obj Object) {
-	if k := str(obj["kind"]); (k == "Role" || k == "ClusterRole") && len(sliceOf(obj["rules"])) == 0 {
-		obj["rules"] = nil
 	}
 }
 
