@@ -125,13 +125,17 @@ func cm(name string, data map[string]string, labels map[string]string) map[strin
 	return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": data}
 }
 
-// watchStream opens a watch and returns a function reading the next event.
-func (c *client) watch(path string) (next func() map[string]any, stop func()) {
+// watch opens a watch and returns a function reading the next event;
+// hdr are header names and values, as do takes them.
+func (c *client) watch(path string, hdr ...string) (next func() map[string]any, stop func()) {
 	c.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", c.base+path, nil)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	res, err := c.hc.Do(req)
 	if err != nil {

@@ -152,6 +152,13 @@ func TestKubectl(t *testing.T) {
 		"involvedObject: {apiVersion: v1, kind: ConfigMap, name: c2, namespace: demo, uid: "+uid+"}\nreason: Checked\nmessage: looked at c2\ntype: Normal\n"))
 	run("looked at c2", "-n", "demo", "describe", "configmap", "c2")
 	run("Checked", "-n", "demo", "events", "--for", "configmap/c2")
+	// The same event through events.k8s.io/v1, and one written there (as a
+	// controller's events recorder writes them) read by describe.
+	run("looked at c2", "-n", "demo", "get", "events.v1.events.k8s.io", "c2.1", "-o", "jsonpath={.note}")
+	run("event.events.k8s.io/c2.2 created", "create", "-f", k.file("event2.yaml", "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: c2.2\n  namespace: demo\n"+
+		"eventTime: \"2026-11-30T00:00:00.000000Z\"\nreportingController: example.com/ctl\nreportingInstance: ctl-1\naction: Sync\nreason: Synced\ntype: Normal\nnote: synced c2\n"+
+		"regarding: {apiVersion: v1, kind: ConfigMap, name: c2, namespace: demo, uid: "+uid+"}\n"))
+	run("synced c2", "-n", "demo", "describe", "configmap", "c2")
 
 	// kubectl explain reads /openapi/v3: built-in kinds with kube's
 	// descriptions, custom resources from their structural schemas.

@@ -240,6 +240,33 @@ func TestSecretsAndTablesAndYAML(t *testing.T) {
 	}
 }
 
+// TestObjectTables: a table of one object carries the object's
+// resourceVersion, and in a watch only the first table carries the column
+// definitions (null in the rest), as kube-apiserver's (observed with curl).
+func TestObjectTables(t *testing.T) {
+	_, c := startTest(t)
+	const asTable = "application/json;as=Table;g=meta.k8s.io;v=v1"
+	c.ns("tb")
+	created := c.do("POST", "/api/v1/namespaces/tb/configmaps", cm("one", nil, nil))
+	c.mustCode(created, 201)
+	tbl := c.do("GET", "/api/v1/namespaces/tb/configmaps/one", nil, "Accept", asTable)
+	c.mustCode(tbl, 200)
+	if rv := created.str("metadata.resourceVersion"); tbl.str("metadata.resourceVersion") != rv {
+		t.Errorf("table of one object: metadata %v, want resourceVersion %s", tbl.get("metadata"), rv)
+	}
+	next, stop := c.watch("/api/v1/namespaces/tb/configmaps?watch=1", "Accept", asTable)
+	defer stop()
+	first := next()
+	if cols, _ := first["object"].(map[string]any)["columnDefinitions"].([]any); len(cols) == 0 || evRV(first) != created.str("metadata.resourceVersion") {
+		t.Errorf("first table event: %v", first)
+	}
+	c.mustCode(c.do("POST", "/api/v1/namespaces/tb/configmaps", cm("two", nil, nil)), 201)
+	second := next()
+	if o := second["object"].(map[string]any); o["columnDefinitions"] != nil || evRV(second) == "" || len(o["rows"].([]any)) != 1 {
+		t.Errorf("second table event: %v", second)
+	}
+}
+
 func TestDiscoveryAndHealth(t *testing.T) {
 	_, c := startTest(t)
 	for _, p := range []string{"/livez", "/readyz", "/healthz"} {
@@ -258,7 +285,7 @@ func TestDiscoveryAndHealth(t *testing.T) {
 	if apis.Header.Get("Content-Type") != "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" || apis.str("kind") != "APIGroupDiscoveryList" {
 		t.Fatalf("/apis: %s", apis.Body)
 	}
-	if legacy := c.do("GET", "/apis", nil); legacy.str("kind") != "APIGroupList" || legacy.str("groups.0.name") != "authentication.k8s.io" {
+	if legacy := c.do("GET", "/apis", nil); legacy.str("kind") != "APIGroupList" || legacy.str("groups.0.name") != "events.k8s.io" || legacy.str("groups.1.name") != "authentication.k8s.io" {
 		t.Fatalf("/apis: %s", legacy.Body)
 	}
 	v1 := c.do("GET", "/api/v1", nil)

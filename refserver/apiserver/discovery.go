@@ -24,7 +24,7 @@ var subVerbs = metav1.Verbs{"get", "patch", "update"}
 
 // builtinGroupOrder is kube-apiserver's order for the built-in groups served
 // here; other groups (custom resources, Frobbers) follow, sorted.
-var builtinGroupOrder = []string{authnGroup, authzGroup, "rbac.authorization.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io"}
+var builtinGroupOrder = []string{"events.k8s.io", authnGroup, authzGroup, "rbac.authorization.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io"}
 
 // isCustom reports whether k is served the way kube-apiserver serves custom
 // resources (no Go type of kube's own).

@@ -36,7 +36,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, ri *requestInfo, f
 		return h.writeScale(w, r, ri, obj)
 	}
 	if f == formatTable {
-		writeObject(w, r, 200, toTable(ri.kind, []registry.Object{obj}, "", "", query(r).Get("includeObject")))
+		writeObject(w, r, 200, objectTable(ri.kind, obj, query(r).Get("includeObject")))
 		return nil
 	}
 	writeObject(w, r, 200, obj)

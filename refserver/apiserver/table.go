@@ -12,6 +12,13 @@ import (
 
 const nameDescription = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
 
+// objectTable renders one object as a Table, which carries the object's
+// resourceVersion, as kube-apiserver's does.
+func objectTable(k *registry.Kind, obj registry.Object, includeObject string) *metav1.Table {
+	rv, _ := registry.Meta(obj)["resourceVersion"].(string)
+	return toTable(k, []registry.Object{obj}, rv, "", includeObject)
+}
+
 // toTable renders objects as a meta.k8s.io/v1 Table.
 func toTable(k *registry.Kind, items []registry.Object, rv, cont, includeObject string) *metav1.Table {
 	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}}

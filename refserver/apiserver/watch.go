@@ -147,7 +147,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 	lastRev := wt.StartRevision()
 	// The events are written from this goroutine as the registry hands them
 	// over (Watch.Run), until the watch or the request ends or a write fails.
-	sent := true
+	sent, headed := true, false
 	wt.Run(func(ev registry.WatchEvent) bool {
 		if ev.Revision > lastRev {
 			lastRev = ev.Revision
@@ -159,7 +159,14 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 			}
 			sent = write(watchEvent{Type: ev.Type, Object: bookmark(ev.Revision, ev.InitialEventsEnd)})
 		case f == formatTable:
-			sent = write(watchEvent{Type: ev.Type, Object: toTable(ri.kind, []registry.Object{ev.Object}, "", "", query(r).Get("includeObject"))})
+			// As kube-apiserver's: only the first table carries the column
+			// definitions (the rest have none: null).
+			t := objectTable(ri.kind, ev.Object, query(r).Get("includeObject"))
+			if headed {
+				t.ColumnDefinitions = nil
+			}
+			headed = true
+			sent = write(watchEvent{Type: ev.Type, Object: t})
 		default:
 			sent = writeFrame(h.reg.EncodedEvent(ev, form, func(ev registry.WatchEvent) ([]byte, error) {
 				return render(watchEvent{Type: ev.Type, Object: ev.Object})

@@ -37,6 +37,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,6 +89,14 @@ var coordinationSchemas []byte
 //
 //go:embed rbac_v1_schemas.json
 var rbacSchemas []byte
+
+// eventsSchemas are events.k8s.io/v1 Event's and EventSeries' OpenAPI v3
+// component schemas (what they reference is in coreSchemas), from
+// Kubernetes v1.36.3's api/openapi-spec/v3/apis__events.k8s.io__v1_openapi.json
+// (descriptions removed).
+//
+//go:embed events_v1_schemas.json
+var eventsSchemas []byte
 
 const objectMetaRef = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
@@ -144,33 +153,36 @@ type Manager struct {
 	zero map[string]any
 }
 
-// builtins are the built-in kinds with schemas of their own: their group
-// (version v1), the type converter of the embedded schemas that type them,
-// and a new value of their Go type.
-var builtins = map[string]struct {
-	group  string
+// builtins are the built-in kinds with schemas of their own, by group and
+// kind (version v1): the type converter of the embedded schemas that type
+// them, and a new value of their Go type.
+var builtins = map[schema.GroupKind]struct {
 	types  func() (managedfields.TypeConverter, error)
 	goType func() any
 }{
-	"ConfigMap":                {"", coreTypeConverter, func() any { return &corev1.ConfigMap{} }},
-	"Secret":                   {"", coreTypeConverter, func() any { return &corev1.Secret{} }},
-	"Namespace":                {"", coreTypeConverter, func() any { return &corev1.Namespace{} }},
-	"Event":                    {"", coreTypeConverter, func() any { return &corev1.Event{} }},
-	"ServiceAccount":           {"", coreTypeConverter, func() any { return &corev1.ServiceAccount{} }},
-	"Lease":                    {"coordination.k8s.io", coreTypeConverter, func() any { return &coordinationv1.Lease{} }},
-	"Role":                     {"rbac.authorization.k8s.io", coreTypeConverter, func() any { return &rbacv1.Role{} }},
-	"ClusterRole":              {"rbac.authorization.k8s.io", coreTypeConverter, func() any { return &rbacv1.ClusterRole{} }},
-	"RoleBinding":              {"rbac.authorization.k8s.io", coreTypeConverter, func() any { return &rbacv1.RoleBinding{} }},
-	"ClusterRoleBinding":       {"rbac.authorization.k8s.io", coreTypeConverter, func() any { return &rbacv1.ClusterRoleBinding{} }},
-	"CustomResourceDefinition": {"apiextensions.k8s.io", crdTypeConverter, func() any { return &apiextensionsv1.CustomResourceDefinition{} }},
+	{Kind: "ConfigMap"}:                                               {coreTypeConverter, func() any { return &corev1.ConfigMap{} }},
+	{Kind: "Secret"}:                                                  {coreTypeConverter, func() any { return &corev1.Secret{} }},
+	{Kind: "Namespace"}:                                               {coreTypeConverter, func() any { return &corev1.Namespace{} }},
+	{Kind: "Event"}:                                                   {coreTypeConverter, func() any { return &corev1.Event{} }},
+	{Kind: "ServiceAccount"}:                                          {coreTypeConverter, func() any { return &corev1.ServiceAccount{} }},
+	{Group: "events.k8s.io", Kind: "Event"}:                           {coreTypeConverter, func() any { return &eventsv1.Event{} }},
+	{Group: "coordination.k8s.io", Kind: "Lease"}:                     {coreTypeConverter, func() any { return &coordinationv1.Lease{} }},
+	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:                {coreTypeConverter, func() any { return &rbacv1.Role{} }},
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:         {coreTypeConverter, func() any { return &rbacv1.ClusterRole{} }},
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:         {coreTypeConverter, func() any { return &rbacv1.RoleBinding{} }},
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:  {coreTypeConverter, func() any { return &rbacv1.ClusterRoleBinding{} }},
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: {crdTypeConverter, func() any { return &apiextensionsv1.CustomResourceDefinition{} }},
 }
 
-// ForBuiltin is the Manager of a built-in kind: ConfigMap, Secret, Namespace,
-// Event or ServiceAccount (core/v1), Lease (coordination.k8s.io/v1), Role,
-// ClusterRole, RoleBinding or ClusterRoleBinding (rbac.authorization.k8s.io/v1)
-// or CustomResourceDefinition (apiextensions.k8s.io/v1).
+// ForBuiltin is the Manager of a built-in kind, named as kubectl names one
+// (schema.GroupKind's String: Kind, or Kind.group): ConfigMap, Secret,
+// Namespace, Event or ServiceAccount (core/v1), Event.events.k8s.io,
+// Lease.coordination.k8s.io, Role, ClusterRole, RoleBinding or
+// ClusterRoleBinding of rbac.authorization.k8s.io, or
+// CustomResourceDefinition.apiextensions.k8s.io (each in v1).
 func ForBuiltin(kind string) (*Manager, error) {
-	b, ok := builtins[kind]
+	gk := schema.ParseGroupKind(kind)
+	b, ok := builtins[gk]
 	if !ok {
 		return nil, fmt.Errorf("apply: no built-in schema for kind %q", kind)
 	}
@@ -178,7 +190,7 @@ func ForBuiltin(kind string) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newManager(schema.GroupVersionKind{Group: b.group, Version: "v1", Kind: kind}, tc, false)
+	m, err := newManager(gk.WithVersion("v1"), tc, false)
 	if err != nil {
 		return nil, err
 	}
@@ -209,10 +221,10 @@ func zeroObject(v any) (map[string]any, error) {
 // building one is most of a Manager's cost at start-up.
 var coreTypes, crdTypes typeConverter
 
-// coreTypeConverter serves core/v1's kinds, Lease and the RBAC kinds: one
+// coreTypeConverter serves core/v1's kinds, events.k8s.io's Event, Lease and the RBAC kinds: one
 // converter for all, since the other groups' schemas are small additions.
 func coreTypeConverter() (managedfields.TypeConverter, error) {
-	return coreTypes.get(coreSchemas, coordinationSchemas, rbacSchemas)
+	return coreTypes.get(coreSchemas, coordinationSchemas, rbacSchemas, eventsSchemas)
 }
 func crdTypeConverter() (managedfields.TypeConverter, error) {
 	return crdTypes.get(coreSchemas, crdSchemas)
@@ -461,7 +473,13 @@ func (h hooks) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (r
 		return nil, fmt.Errorf("apply: cannot convert %T", in)
 	}
 	target, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{u.GroupVersionKind()})
-	if (!ok || target == u.GroupVersionKind()) && h.m.Default == nil {
+	if !ok {
+		// Another group's version (an events.k8s.io/v1 entry on a core/v1
+		// event): as kube-apiserver's scheme, no conversion, and the field
+		// manager then drops the entry.
+		return nil, runtime.NewNotRegisteredGVKErrForTarget("apiconform", u.GroupVersionKind(), gv)
+	}
+	if target == u.GroupVersionKind() && h.m.Default == nil {
 		// Nothing to relabel, so no copy: the FieldManager only reads what
 		// it converts, except the object an apply produced, which it
 		// defaults (a copy keeps Default off what that shares with live
@@ -469,9 +487,7 @@ func (h hooks) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (r
 		return u, nil
 	}
 	out := u.DeepCopy()
-	if ok {
-		out.SetGroupVersionKind(target)
-	}
+	out.SetGroupVersionKind(target)
 	return out, nil
 }
 

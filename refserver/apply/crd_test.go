@@ -10,7 +10,7 @@ import (
 // values, list and map types), answers creates, updates and applies of
 // CRDs as the library does wherever its fast paths answer.
 func TestCRDFastPaths(t *testing.T) {
-	m, err := ForBuiltin("CustomResourceDefinition")
+	m, err := ForBuiltin("CustomResourceDefinition.apiextensions.k8s.io")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestCreateComparedWithZeroObject(t *testing.T) {
 	for _, tc := range []struct {
 		kind, obj, want string
 	}{
-		{"CustomResourceDefinition", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a.b.c"},` +
+		{"CustomResourceDefinition.apiextensions.k8s.io", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a.b.c"},` +
 			`"spec":{"group":"b.c","scope":"Namespaced","names":{"plural":"a","kind":"A","singular":"a","listKind":"AList"},"conversion":{"strategy":"None"},` +
 			`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`,
 			`{"f:spec":{"f:conversion":{".":{},"f:strategy":{}},"f:group":{},"f:names":{"f:kind":{},"f:listKind":{},"f:plural":{},"f:singular":{}},"f:scope":{},"f:versions":{}}}`},

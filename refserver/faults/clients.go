@@ -36,6 +36,7 @@ const (
 	AccessReviewDenies         = "access-review-denies"
 	EventSelectorsIgnored      = "event-selectors-ignored"
 	LeaseUpdatesUnconditional  = "lease-updates-unconditional"
+	EventsAPIsApart            = "events-apis-apart"
 )
 
 var clientFaults = map[string]fault{
@@ -49,6 +50,7 @@ var clientFaults = map[string]fault{
 	AccessReviewDenies:         {SeamHTTP, "SelfSubjectAccessReviews always answer allowed: false"},
 	EventSelectorsIgnored:      {SeamHTTP, "lists of events ignore field selectors on the involved object (involvedObject.*): every event of the namespace is listed"},
 	LeaseUpdatesUnconditional:  {SeamHTTP, "a PUT of a lease (JSON) overwrites it whatever resourceVersion it names: a stale candidate takes the lease from its leader"},
+	EventsAPIsApart:            {SeamHTTP, "core/v1 lists and watches of events leave out those written through events.k8s.io/v1 (the two APIs kept apart): kubectl describe misses a controller's events"},
 }
 
 // pbType is the Kubernetes protobuf media type.
@@ -96,6 +98,18 @@ func (m *middleware) rewriteClientsRequest(r *http.Request, c *call) *http.Reque
 			}
 		}
 		c.q.Set("fieldSelector", strings.Join(kept, ","))
+		r.URL.RawQuery = c.q.Encode()
+		r.RequestURI = r.URL.RequestURI()
+	}
+	if m.has(EventsAPIsApart) && (c.list || c.watch) && c.resource == "events" && strings.HasPrefix(r.URL.Path, "/api/") {
+		// Events written through events.k8s.io/v1 name their reporting
+		// controller; those written through core/v1 by client-go's older
+		// recorder do not: core/v1 then sees only its own.
+		sel := "reportingComponent="
+		if s := c.q.Get("fieldSelector"); s != "" {
+			sel = s + "," + sel
+		}
+		c.q.Set("fieldSelector", sel)
 		r.URL.RawQuery = c.q.Encode()
 		r.RequestURI = r.URL.RequestURI()
 	}

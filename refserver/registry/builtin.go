@@ -15,7 +15,8 @@ import (
 // BuiltinKinds are the kinds the reference server serves from the start
 // (the server registers them); some need the registry they will serve in.
 func BuiltinKinds(r *Registry) []*Kind {
-	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), serviceAccountKind(), eventKind(), leaseKind(),
+	events := eventKind()
+	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), serviceAccountKind(), events, eventsV1Kind(events), leaseKind(),
 		roleKind(), clusterRoleKind(), roleBindingKind(), clusterRoleBindingKind(), crdKind(r), frobberKind()}
 	for _, k := range kinds {
 		var fm *apply.Manager
@@ -23,7 +24,7 @@ func BuiltinKinds(r *Registry) []*Kind {
 		if k.FieldManagers != nil {
 			continue
 		}
-		if fm, err = apply.ForBuiltin(k.Kind); err != nil { // no schema of its own: fields deduced
+		if fm, err = apply.ForBuiltin(k.GroupKind().String()); err != nil { // no schema of its own: fields deduced
 			fm, err = apply.ForSchema(schema.GroupVersionKind{Group: k.Group, Version: k.StorageVersion(), Kind: k.Kind}, nil)
 		}
 		if err == nil {

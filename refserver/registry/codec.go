@@ -95,7 +95,13 @@ func parseStored(b []byte) (Object, error) {
 // fromStorage converts a stored object to version. A custom resource is
 // pruned by the version's schema, as kube-apiserver prunes after converting.
 func (k *Kind) fromStorage(obj Object, version string) (Object, error) {
-	if version != k.StorageVersion() {
+	if k.StoredAs != nil {
+		conv, err := k.FromStored(obj)
+		if err != nil {
+			return nil, err
+		}
+		obj = conv
+	} else if version != k.StorageVersion() {
 		if k.Convert != nil {
 			k.setTypeMeta(obj, k.StorageVersion())
 			conv, err := k.Convert(obj, version)
@@ -114,7 +120,7 @@ func (k *Kind) fromStorage(obj Object, version string) (Object, error) {
 // loses on its way to the storage version and back: kube-apiserver answers
 // a write with the stored object, pruned after each conversion.
 func (k *Kind) throughStorage(obj Object, version string) {
-	if version != k.StorageVersion() && k.Convert == nil {
+	if k.StoredAs == nil && version != k.StorageVersion() && k.Convert == nil {
 		k.pruneConverted(obj, k.StorageVersion())
 		k.pruneConverted(obj, version)
 	}
@@ -134,6 +140,9 @@ func (k *Kind) pruneConverted(obj Object, version string) {
 // to dst where nothing is converted; lay, when not nil, then gets the
 // bytes' layout (appendStored), its mode left 0 otherwise.
 func encode(dst []byte, k *Kind, obj Object, mf []byte, lay *spliceLayout) ([]byte, error) {
+	if k.StoredAs != nil {
+		return encodeStoredAs(k, obj, mf)
+	}
 	storageAV := k.APIVersion(k.StorageVersion())
 	if av := str(obj["apiVersion"]); av == "" || av == storageAV {
 		// Nothing to convert: obj as stored, without resourceVersion, is
@@ -161,4 +170,22 @@ func encode(dst []byte, k *Kind, obj Object, mf []byte, lay *spliceLayout) ([]by
 	delete(meta(c), "resourceVersion")
 	k.setTypeMeta(c, k.StorageVersion())
 	return MarshalJSON(c)
+}
+
+// encodeStoredAs is encode for a kind stored as another (Kind.StoredAs):
+// obj converted to that kind's stored form.
+func encodeStoredAs(k *Kind, obj Object, mf []byte) ([]byte, error) {
+	c := deepCopy(obj)
+	if mf != nil {
+		if err := withKeptFields(c, mf); err != nil {
+			return nil, err
+		}
+	}
+	stored, err := k.ToStored(c)
+	if err != nil {
+		return nil, err
+	}
+	delete(meta(stored), "resourceVersion")
+	k.StoredAs.setTypeMeta(stored, k.StoredAs.StorageVersion())
+	return MarshalJSON(stored)
 }

@@ -27,7 +27,7 @@ func WriteCopy(k *Kind, version string, obj Object) (map[string]any, bool) {
 	if obj == nil {
 		return nil, false
 	}
-	share := k.Prepare == nil && k.PrepareVersioned == nil && version == k.StorageVersion()
+	share := k.Prepare == nil && k.PrepareVersioned == nil && k.storedAsServed(version)
 	md, mdIsMap := obj["metadata"].(map[string]any)
 	mdIsMap = mdIsMap && md != nil
 	out, ok := copyMembers(obj, share, mdIsMap)

@@ -80,7 +80,7 @@ func (r *Registry) encodeItem(k *Kind, version string, kv storage.KeyValue, bare
 		form = formBareName
 	}
 	return r.items.get(itemKey{kind: k, version: version, key: kv.Key, revision: kv.ModRevision, form: form}, func() ([]byte, error) {
-		if version == k.StorageVersion() {
+		if k.storedAsServed(version) {
 			if b, ok := spliceStored(kv.Value, kv.ModRevision, k.APIVersion(version), k.Kind, itemForm(bare)); ok {
 				return b, nil
 			}

@@ -123,6 +123,15 @@ type Kind struct {
 	// stored CRDs serve their kinds again).
 	OnStart func(ctx context.Context) error
 
+	// StoredAs, when set, is the kind whose stored objects this kind serves
+	// in a group of its own, as kube-apiserver serves events.k8s.io/v1
+	// Events from core/v1's: that kind's keys, storage version and stored
+	// form, so a write through either is read through both. FromStored and
+	// ToStored convert between the stored form and this kind's version.
+	StoredAs   *Kind
+	FromStored func(stored Object) (Object, error)
+	ToStored   func(obj Object) (Object, error)
+
 	// createRefused, when set, is why creates are refused (the kind's CRD
 	// is terminating); reads, updates and deletes go on.
 	createRefused atomic.Pointer[string]
@@ -168,8 +177,27 @@ func (k *Kind) GroupKind() schema.GroupKind {
 	return schema.GroupKind{Group: k.Group, Kind: k.Kind}
 }
 
-// StorageVersion is the version objects are stored in.
+// validatedAs is the kind a validation's 422 names: for a kind stored as
+// another, that kind, in whose form kube-apiserver validates its objects
+// (an events.k8s.io/v1 event's errors name core's Event).
+func (k *Kind) validatedAs() schema.GroupKind {
+	if k.StoredAs != nil {
+		return k.StoredAs.GroupKind()
+	}
+	return k.GroupKind()
+}
+
+// StorageVersion is the version objects are stored in. A kind stored as
+// another (StoredAs) names its own first version here, though its objects
+// are stored in the other kind's: storedAsServed tells the two apart.
 func (k *Kind) StorageVersion() string { return k.Versions[0] }
+
+// storedAsServed reports whether objects served in version are stored in
+// that very form, so that stored bytes and labels may stand for an answer
+// without a conversion: the kind's storage version, and its own store.
+func (k *Kind) storedAsServed(version string) bool {
+	return k.StoredAs == nil && version == k.StorageVersion()
+}
 
 // APIVersion renders group/version for v.
 func (k *Kind) APIVersion(v string) string {

@@ -428,7 +428,7 @@ func indexable(sel labels.Selector) []labels.Requirement {
 // first such list of a kind builds its index.
 func (r *Registry) labelCandidates(ctx context.Context, k *Kind, version, prefix string, sel Selector) func(int64) ([]string, bool) {
 	ix := r.index
-	if ix == nil || version != k.StorageVersion() || ctx.Value(scanOnlyKey{}) != nil {
+	if ix == nil || !k.storedAsServed(version) || ctx.Value(scanOnlyKey{}) != nil {
 		return nil
 	}
 	reqs := indexable(sel.Labels)

@@ -89,7 +89,7 @@ func (r *Registry) startNamespaceCleanup(nsKind *Kind, ns string) {
 		for ctx.Err() == nil {
 			left := 0
 			for _, k := range r.Kinds() {
-				if !k.Namespaced {
+				if !k.Namespaced || k.StoredAs != nil { // its objects go with the kind they are stored as
 					continue
 				}
 				res, err := r.DeleteCollection(ctx, k, k.StorageVersion(), ns, Selector{}, DeleteOptions{})

@@ -80,7 +80,7 @@ func (r *Registry) GetJSON(ctx context.Context, k *Kind, version, ns, name strin
 		return b, nil
 	}
 	return r.items.get(key, func() ([]byte, error) {
-		if version == k.StorageVersion() {
+		if k.storedAsServed(version) {
 			if b, ok := spliceStored(kv.Value, kv.ModRevision, k.APIVersion(version), k.Kind, formObject); ok {
 				return b, nil
 			}
@@ -108,7 +108,7 @@ func (r *Registry) WrittenJSON(ctx context.Context, k *Kind, version string, obj
 	m := Meta(obj)
 	name, _ := m["name"].(string)
 	rev, err := strconv.ParseInt(str(m["resourceVersion"]), 10, 64)
-	if version != k.StorageVersion() || name == "" || err != nil || rev <= 0 {
+	if !k.storedAsServed(version) || name == "" || err != nil || rev <= 0 {
 		return MarshalObject(obj)
 	}
 	ns := ""
@@ -134,7 +134,7 @@ func (r *Registry) WrittenJSON(ctx context.Context, k *Kind, version string, obj
 // instead of a store read, and kept as it keeps it.
 func (r *Registry) answer(k *Kind, version string, c *change, rev int64, o WriteOptions) {
 	defer c.releaseStored() // the answer is the last to read c.stored
-	if o.Answer == nil || c.stored == nil || rev <= 0 || version != k.StorageVersion() {
+	if o.Answer == nil || c.stored == nil || rev <= 0 || !k.storedAsServed(version) {
 		return
 	}
 	var b []byte

@@ -193,7 +193,7 @@ func (r *Registry) list(ctx context.Context, k *Kind, version, ns string, plan r
 // the stored version is the one asked for (no conversion or pruning). ok is
 // false when the caller must decode.
 func (r *Registry) labelsOnly(k *Kind, version string, sel Selector, kv storage.KeyValue) (match, ok bool) {
-	if (sel.Fields != nil && !sel.Fields.Empty()) || version != k.StorageVersion() {
+	if (sel.Fields != nil && !sel.Fields.Empty()) || !k.storedAsServed(version) {
 		return false, false
 	}
 	sl := r.labels.get(kv)
@@ -207,7 +207,7 @@ func (r *Registry) labelsOnly(k *Kind, version string, sel Selector, kv storage.
 // from the label cache alone: ok is false on a miss, as well as where
 // labelsOnly would be.
 func (r *Registry) labelsKnown(k *Kind, version string, sel Selector, key string, rev int64) (match, ok bool) {
-	if (sel.Fields != nil && !sel.Fields.Empty()) || version != k.StorageVersion() {
+	if (sel.Fields != nil && !sel.Fields.Empty()) || !k.storedAsServed(version) {
 		return false, false
 	}
 	sl, hit := r.labels.lookup(key, rev)

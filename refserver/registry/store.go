@@ -10,9 +10,13 @@ import (
 	"github.com/apiconform/apiconform/refserver/storage"
 )
 
-// Keys: /registry/<group or "core">/<resource>/[<namespace>/]<name>.
+// Keys: /registry/<group or "core">/<resource>/[<namespace>/]<name>; a kind
+// stored as another (Kind.StoredAs) has that kind's keys.
 
 func basePrefix(k *Kind) string {
+	if k.StoredAs != nil {
+		k = k.StoredAs
+	}
 	g := k.Group
 	if g == "" {
 		g = "core"

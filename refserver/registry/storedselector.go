@@ -42,7 +42,7 @@ type storedSelector struct {
 // name and namespace, or a version other than the storage version, whose
 // conversion may change labels.
 func storedSelectorOf(k *Kind, version string, sel Selector) *storedSelector {
-	if sel.Empty() || version != k.StorageVersion() {
+	if sel.Empty() || !k.storedAsServed(version) {
 		return nil
 	}
 	byKey, all := keyDecided(k, sel.Fields)
@@ -113,7 +113,7 @@ func (r *Registry) storedMayMatch(k *Kind, version string, sel Selector, kv stor
 	if byKey, _ := keyDecided(k, sel.Fields); byKey != nil && !byKey.Matches(keyFields{k: k, rest: strings.TrimPrefix(kv.Key, basePrefix(k))}) {
 		return false
 	}
-	if sel.Labels == nil || sel.Labels.Empty() || version != k.StorageVersion() {
+	if sel.Labels == nil || sel.Labels.Empty() || !k.storedAsServed(version) {
 		return true
 	}
 	sl := r.labels.get(kv)

@@ -92,7 +92,7 @@ func (r *Registry) Create(ctx context.Context, k *Kind, version, ns string, obj 
 		}
 		name := str(m["name"])
 		if errs := r.validate(k, obj, nil); len(errs) > 0 {
-			return nil, apierrors.NewInvalid(k.GroupKind(), name, errs)
+			return nil, apierrors.NewInvalid(k.validatedAs(), name, errs)
 		}
 		k.throughStorage(obj, version)
 		// The answer is obj itself when it is already what a JSON round trip
@@ -265,7 +265,7 @@ type keptFields struct {
 // them alone, and an apply needs a KeptApply.)
 func keepsFields(k *Kind, version string, o WriteOptions) bool {
 	return o.Answer != nil && !o.DryRun && o.Subresource == "" &&
-		o.FieldManager != "" && version == k.StorageVersion() && k.AfterWrite == nil && k.FieldManagers[version] != nil
+		o.FieldManager != "" && k.storedAsServed(version) && k.AfterWrite == nil && k.FieldManagers[version] != nil
 }
 
 // mutate is Mutate, handing fn the current object as use allows, and an
@@ -424,7 +424,7 @@ func (r *Registry) updated(k *Kind, version, ns, name string, old, obj Object, o
 		m["generation"] = toInt(om["generation"]) + 1
 	}
 	if errs := r.validate(k, obj, old); len(errs) > 0 {
-		return opNone, nil, apierrors.NewInvalid(k.GroupKind(), name, errs)
+		return opNone, nil, apierrors.NewInvalid(k.validatedAs(), name, errs)
 	}
 	k.throughStorage(obj, version)
 	m["resourceVersion"] = om["resourceVersion"]

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -154,4 +155,56 @@ func TestManagerLeaderElection(t *testing.T) {
 	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
 		t.Fatalf("lease without a holder: %+v", lease.Spec)
 	}
+}
+
+// TestManagerEventRecorder: a manager's event recorder (GetEventRecorder,
+// which writes events.k8s.io/v1 events) records an event about an object
+// that a core/v1 reader, such as kubectl describe, finds by the object's
+// fields; a repeat becomes the event's series.
+func TestManagerEventRecorder(t *testing.T) {
+	ctrllog.SetLogger(logr.Discard())
+	env := testenv.Start(t)
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := startManager(t, mgr)
+	c, err := client.New(env.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "recorded", Namespace: "default"}}
+	if err := c.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	rec := mgr.GetEventRecorder("mirror-controller")
+	var got corev1.EventList
+	for _, want := range []int32{0, 2} { // the first event has no series; the repeat's count is 2
+		rec.Eventf(cm, nil, corev1.EventTypeNormal, "Mirrored", "Mirror", "mirrored %s", cm.Name)
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			got = corev1.EventList{}
+			if err := c.List(ctx, &got, client.InNamespace("default"),
+				client.MatchingFieldsSelector{Selector: fields.SelectorFromSet(fields.Set{"involvedObject.name": cm.Name, "involvedObject.uid": string(cm.UID)})}); err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Items) == 1 && seriesCount(got.Items[0].Series) == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the events about %s: %+v, want one with series count %d", cm.Name, got.Items, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if e := got.Items[0]; e.Reason != "Mirrored" || e.Message != "mirrored recorded" || e.ReportingController != "mirror-controller" || e.Action != "Mirror" {
+		t.Fatalf("event: %+v", e)
+	}
+}
+
+func seriesCount(s *corev1.EventSeries) int32 {
+	if s == nil {
+		return 0
+	}
+	return s.Count
 }

@@ -17,6 +17,8 @@ var clientsMustFail = map[string][]string{
 	faults.WatchNoModified: {"CLIENT-INFORMER-LIST-WATCH", "CLIENT-KUBECTL-GET-WATCH"},
 	// describe and events --for show another object's event.
 	faults.EventSelectorsIgnored: {"CLIENT-KUBECTL-DESCRIBE"},
+	// core/v1 does not list the event the new recorder wrote.
+	faults.EventsAPIsApart: {"CLIENT-EVENTS-V1"},
 	// A stale write takes the lease from its leader.
 	faults.LeaseUpdatesUnconditional: {"CLIENT-LEADER-ELECTION"},
 	// The reflector never learns that its resourceVersion expired, so it

@@ -15,7 +15,7 @@ ca="$out/ca.crt"
 "$kubectl" --kubeconfig "$kc" wait --for=condition=Established crd/pplurals.zgroup.example.org crd/cplurals.ygroup.example.org
 sleep 5 # the OpenAPI controller publishes new CRDs asynchronously
 get() { curl -fsS --cacert "$ca" -A apiconform-openapigen -H "Authorization: Bearer $token" -o "$out/$2" "$server$1"; }
-for gv in apiextensions.k8s.io authorization.k8s.io authentication.k8s.io coordination.k8s.io rbac.authorization.k8s.io; do
+for gv in apiextensions.k8s.io authorization.k8s.io authentication.k8s.io coordination.k8s.io events.k8s.io rbac.authorization.k8s.io; do
 	get "/openapi/v3/apis/$gv/v1" "apis__${gv}__v1_openapi.json"
 done
 get /openapi/v3/apis/zgroup.example.org/v9beta7 crd-namespaced-v3.json

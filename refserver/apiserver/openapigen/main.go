@@ -30,6 +30,7 @@ var served = map[string][]string{
 	"api/v1":                            {"namespaces", "configmaps", "secrets", "serviceaccounts", "events"},
 	"apis/apiextensions.k8s.io/v1":      {"customresourcedefinitions", "customresourcedefinitions/status"},
 	"apis/coordination.k8s.io/v1":       {"leases"},
+	"apis/events.k8s.io/v1":             {"events"},
 	"apis/rbac.authorization.k8s.io/v1": {"roles", "clusterroles", "rolebindings", "clusterrolebindings"},
 	"apis/authorization.k8s.io/v1":      {"selfsubjectaccessreviews", "selfsubjectrulesreviews"},
 	"apis/authentication.k8s.io/v1":     {"selfsubjectreviews"},
