@@ -267,6 +267,37 @@ func TestObjectTables(t *testing.T) {
 	}
 }
 
+// TestStorageVersionHashes: legacy discovery lists kube-apiserver v1.36.3's
+// storageVersionHash for each stored resource (observed): events.k8s.io/v1
+// events list core's, CRDs their v1beta1 storage's, subresources and the
+// review resources none.
+func TestStorageVersionHashes(t *testing.T) {
+	_, c := startTest(t)
+	for gv, want := range map[string]map[string]string{
+		"/api/v1": {"configmaps": "qFsyl6wFWjQ=", "events": "r2yiGXH7wu8=", "namespaces": "Q3oi5N2YM8M=", "namespaces/status": "",
+			"secrets": "S6u1pOWzb84=", "serviceaccounts": "pbx9ZvyFpBE="},
+		"/apis/events.k8s.io/v1":             {"events": "r2yiGXH7wu8="},
+		"/apis/coordination.k8s.io/v1":       {"leases": "gqkMMb/YqFM="},
+		"/apis/rbac.authorization.k8s.io/v1": {"roles": "7FuwZcIIItM=", "clusterrolebindings": "48tpQ8gZHFc="},
+		"/apis/apiextensions.k8s.io/v1":      {"customresourcedefinitions": "jfWCUB31mvA=", "customresourcedefinitions/status": ""},
+		"/apis/authorization.k8s.io/v1":      {"selfsubjectaccessreviews": ""},
+	} {
+		r := c.do("GET", gv, nil)
+		c.mustCode(r, 200)
+		got := map[string]string{}
+		for _, res := range r.get("resources").([]any) {
+			m := res.(map[string]any)
+			h, _ := m["storageVersionHash"].(string)
+			got[m["name"].(string)] = h
+		}
+		for name, hash := range want {
+			if got[name] != hash {
+				t.Errorf("%s %s: storageVersionHash %q, want %q", gv, name, got[name], hash)
+			}
+		}
+	}
+}
+
 func TestDiscoveryAndHealth(t *testing.T) {
 	_, c := startTest(t)
 	for _, p := range []string{"/livez", "/readyz", "/healthz"} {

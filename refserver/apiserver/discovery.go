@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -259,6 +261,22 @@ func (h *Handler) serveResourceList(w http.ResponseWriter, r *http.Request, g, v
 	writeObject(w, r, 200, list)
 }
 
+// storageVersionHash is the hash kube-apiserver lists for a stored resource
+// (storage migrators compare it): the first 8 bytes of the SHA-256 of the
+// group/version/kind its objects are stored as, in base64. A kind stored as
+// another has that kind's (events.k8s.io/v1 events list core's).
+func storageVersionHash(k *registry.Kind) string {
+	if k.StoredAs != nil {
+		k = k.StoredAs
+	}
+	version := k.StorageVersion()
+	if k.HashedVersion != "" {
+		version = k.HashedVersion
+	}
+	sum := sha256.Sum256([]byte(k.Group + "/" + version + "/" + k.Kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
 func resourcesOf(k *registry.Kind) []metav1.APIResource {
 	verbs := itemVerbs
 	if isCustom(k) {
@@ -266,7 +284,7 @@ func resourcesOf(k *registry.Kind) []metav1.APIResource {
 	}
 	out := []metav1.APIResource{{
 		Name: k.Resource, SingularName: k.Singular, Namespaced: k.Namespaced, Kind: k.Kind,
-		Verbs: verbs, ShortNames: k.ShortNames, Categories: k.Categories,
+		Verbs: verbs, ShortNames: k.ShortNames, Categories: k.Categories, StorageVersionHash: storageVersionHash(k),
 	}}
 	if k.StatusSubresource {
 		out = append(out, metav1.APIResource{Name: k.Resource + "/status", Namespaced: k.Namespaced, Kind: k.Kind, Verbs: subVerbs})

@@ -28,6 +28,7 @@ func crdKind(r *Registry) *Kind {
 		Group: crdGroup, Versions: []string{"v1"}, Resource: "customresourcedefinitions", Singular: "customresourcedefinition",
 		Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"}, StatusSubresource: true, StatusWritesMetadata: true, TrackGeneration: true,
+		HashedVersion: "v1beta1",
 		// The Go type decides unknown fields under field validation and the
 		// strategic merge patch rules, as for kube-apiserver; TypedFor rather
 		// than Typed keeps the schema-based field manager.

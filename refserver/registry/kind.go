@@ -131,6 +131,10 @@ type Kind struct {
 	StoredAs   *Kind
 	FromStored func(stored Object) (Object, error)
 	ToStored   func(obj Object) (Object, error)
+	// HashedVersion, when set, is the version discovery's storageVersionHash
+	// names in place of the storage version, as kube-apiserver's does for a
+	// kind it stores in an older version (CRDs: apiextensions.k8s.io/v1beta1).
+	HashedVersion string
 
 	// createRefused, when set, is why creates are refused (the kind's CRD
 	// is terminating); reads, updates and deletes go on.
