@@ -180,3 +180,70 @@ func TestEventsAsKubeAPIServer(t *testing.T) {
 		t.Errorf("cells: %s, want %s", cells, want)
 	}
 }
+
+// TestEventTTL: events go their TTL after their last write, as on
+// kube-apiserver (--event-ttl, an etcd lease renewed by every write): a
+// watcher sees DELETED, an event written again lives on from that write,
+// other kinds stay, and after a restart the events found get a full TTL.
+func TestEventTTL(t *testing.T) {
+	const ttl = time.Second
+	dir := t.TempDir()
+	s, c := startTest(t, func(cfg *Config) { cfg.EventTTL, cfg.DataDir = ttl, dir })
+	const core = "/api/v1/namespaces/default/events"
+	event := func(name, msg string) map[string]any {
+		return map[string]any{"metadata": map[string]any{"name": name}, "reason": "R", "message": msg,
+			"involvedObject": map[string]any{"kind": "ConfigMap", "namespace": "default", "name": "x"}}
+	}
+	c.mustCode(c.do("POST", "/api/v1/namespaces/default/configmaps", cm("stays", nil, nil)), 201)
+	next, stop := c.watch(core + "?watch=1")
+	defer stop()
+	start := time.Now()
+	c.mustCode(c.do("POST", core, event("short", "once")), 201)
+	c.mustCode(c.do("POST", core, event("renewed", "first")), 201)
+	for _, want := range []string{"short", "renewed"} {
+		if ev := next(); ev["type"] != "ADDED" || evName(ev) != want {
+			t.Fatalf("watch: %v, want %s ADDED", ev, want)
+		}
+	}
+	time.Sleep(ttl / 2)
+	// Written again through events.k8s.io/v1: the same store, renewed.
+	r := c.do("PATCH", "/apis/events.k8s.io/v1/namespaces/default/events/renewed", map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b"}}},
+		"Content-Type", "application/merge-patch+json")
+	c.mustCode(r, 200)
+	renewed := time.Now()
+	if ev := next(); ev["type"] != "MODIFIED" || evName(ev) != "renewed" {
+		t.Fatalf("watch: %v, want renewed MODIFIED", ev)
+	}
+	ev := next()
+	if ev["type"] != "DELETED" || evName(ev) != "short" || time.Since(start) < ttl {
+		t.Fatalf("watch after %s: %v, want short DELETED after %s", time.Since(start), ev, ttl)
+	}
+	if got := c.do("GET", core+"/renewed", nil); got.Code != 200 {
+		t.Fatalf("the renewed event is gone after %s: %d", time.Since(renewed), got.Code)
+	}
+	ev = next()
+	if ev["type"] != "DELETED" || evName(ev) != "renewed" || time.Since(renewed) < ttl {
+		t.Fatalf("watch %s after the renewal: %v, want renewed DELETED after %s", time.Since(renewed), ev, ttl)
+	}
+	c.mustCode(c.do("GET", "/api/v1/namespaces/default/configmaps/stays", nil), 200)
+
+	// After a restart the events found go a full TTL later.
+	c.mustCode(c.do("POST", core, event("kept", "across")), 201)
+	stop()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, c2 := startTest(t, func(cfg *Config) { cfg.EventTTL, cfg.DataDir = ttl, dir })
+	restarted := time.Now()
+	c2.mustCode(c2.do("GET", core+"/kept", nil), 200)
+	deadline := restarted.Add(10 * ttl)
+	for c2.do("GET", core+"/kept", nil).Code == 200 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the event kept across the restart is still there %s later", time.Since(restarted))
+		}
+		time.Sleep(ttl / 10)
+	}
+	if gone := time.Since(restarted); gone < ttl {
+		t.Fatalf("the event kept across the restart went %s after it, before its TTL", gone)
+	}
+}

@@ -59,6 +59,10 @@ type Config struct {
 	BookmarkInterval time.Duration
 	// RevisionWait bounds waiting for a future resourceVersion (0 = 3s).
 	RevisionWait time.Duration
+	// EventTTL is how long an event is kept after its last write, as
+	// kube-apiserver's --event-ttl (0 = until deleted; StartEmbedded and
+	// the serve command default to kube-apiserver's hour).
+	EventTTL time.Duration
 	// MaxRequestsInFlight bounds concurrent short requests, and separately
 	// watch initialisations, of every client but system:masters and health
 	// probes; past it they get 429 with Retry-After (0 = no bound).
@@ -128,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 	} else {
 		st = storage.NewMemory(opts)
 	}
-	reg := registry.New(registry.Config{Store: st, RevisionWait: cfg.RevisionWait, Faults: cfg.Faults})
+	reg := registry.New(registry.Config{Store: st, RevisionWait: cfg.RevisionWait, EventTTL: cfg.EventTTL, Faults: cfg.Faults})
 	reg.Register(registry.BuiltinKinds(reg)...)
 	if err := reg.Start(context.Background()); err != nil {
 		_ = st.Close()
@@ -283,10 +287,11 @@ func NewToken() string {
 
 // StartEmbedded starts a server for tests and `apiconform run` without a
 // target: plain HTTP on 127.0.0.1:0, admin endpoints on, an admin token,
-// one-second bookmarks and a short revision wait.
+// one-second bookmarks, a short revision wait and kube-apiserver's hour of
+// event TTL.
 func StartEmbedded(ctx context.Context, mutate ...func(*Config)) (*Server, error) {
 	cfg := Config{InsecureAddr: "127.0.0.1:0", AdminToken: NewToken(), EnableAdminEndpoints: true,
-		BookmarkInterval: time.Second, Logf: func(string, ...any) {}}
+		BookmarkInterval: time.Second, EventTTL: time.Hour, Logf: func(string, ...any) {}}
 	for _, m := range mutate {
 		m(&cfg)
 	}

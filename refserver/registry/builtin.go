@@ -16,6 +16,7 @@ import (
 // (the server registers them); some need the registry they will serve in.
 func BuiltinKinds(r *Registry) []*Kind {
 	events := eventKind()
+	events.TTL = r.eventTTL
 	kinds := []*Kind{namespaceKind(r), configMapKind(), secretKind(), serviceAccountKind(), events, eventsV1Kind(events), leaseKind(),
 		roleKind(), clusterRoleKind(), roleBindingKind(), clusterRoleBindingKind(), crdKind(r), frobberKind()}
 	for _, k := range kinds {

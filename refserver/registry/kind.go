@@ -7,6 +7,7 @@ package registry
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -131,6 +132,9 @@ type Kind struct {
 	StoredAs   *Kind
 	FromStored func(stored Object) (Object, error)
 	ToStored   func(obj Object) (Object, error)
+	// TTL, when set, is how long an object is kept after its last write
+	// (events: kube-apiserver's --event-ttl; expiry.go).
+	TTL time.Duration
 	// HashedVersion, when set, is the version discovery's storageVersionHash
 	// names in place of the storage version, as kube-apiserver's does for a
 	// kind it stores in an older version (CRDs: apiextensions.k8s.io/v1beta1).

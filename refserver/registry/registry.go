@@ -18,7 +18,10 @@ type Config struct {
 	// RevisionWait bounds how long a read waits for a future resourceVersion
 	// before answering 504 (0 = 3s).
 	RevisionWait time.Duration
-	Faults       faults.Set
+	// EventTTL is how long an event is kept after its last write, as
+	// kube-apiserver's --event-ttl (0 = until deleted).
+	EventTTL time.Duration
+	Faults   faults.Set
 }
 
 // Registry serves every kind from one store. It knows no kind by itself:
@@ -40,6 +43,9 @@ type Registry struct {
 	// every watch of a write reads them, its filter and then translate.
 	lastEvent eventLabels
 	index     *labelIndex // label key=value → keys, fed by every write to store (labelindex.go)
+	// expiries are when the objects of kinds with a TTL go (expiry.go).
+	expiries expiries
+	eventTTL time.Duration
 	// namespaces holds the state of namespaces, fed by every write to store
 	// (namespace.go); nil without a store.
 	namespaces *namespaceStates
@@ -54,7 +60,7 @@ type Registry struct {
 
 // New builds a registry serving no kind yet.
 func New(cfg Config) *Registry {
-	r := &Registry{clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, kinds: map[string]*Kind{},
+	r := &Registry{clock: cfg.Clock, wait: cfg.RevisionWait, faults: cfg.Faults, eventTTL: cfg.EventTTL, kinds: map[string]*Kind{},
 		events: newEventCache(), items: newItemCache(itemCacheBudget), written: newAnswerRing(writtenBudget), labels: newLabelCache()}
 	if cfg.Store != nil {
 		r.index = newLabelIndex()
@@ -82,10 +88,13 @@ func (r *Registry) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	if r.store == nil {
+		return nil
+	}
+	return r.startExpiry(ctx)
 }
 
-// Close stops background work (namespace cleanup).
+// Close stops background work (namespace cleanup, expiry).
 func (r *Registry) Close() {
 	r.cancel()
 	r.bg.Wait()

@@ -133,6 +133,7 @@ func (r *Registry) commit(ctx context.Context, k *Kind, c *change, dryRun bool) 
 	if err != nil {
 		return 0, err
 	}
+	r.noteExpiry(k, c, rev)
 	if c.op == opRemove {
 		if k.AfterWrite != nil {
 			k.AfterWrite(nil, c.old)

@@ -139,6 +139,7 @@ every client on its address.`,
 	f.BoolVar(&cfg.EnableAdminEndpoints, "enable-admin-endpoints", false, "serve /apiconform/admin (compaction) to system:masters users (to everyone on an open server)")
 	f.DurationVar(&cfg.BookmarkInterval, "bookmark-interval", time.Minute, "how often watches with allowWatchBookmarks get a BOOKMARK")
 	f.DurationVar(&cfg.RevisionWait, "revision-wait", 3*time.Second, "how long a read waits for a future resourceVersion before 504")
+	f.DurationVar(&cfg.EventTTL, "event-ttl", time.Hour, "how long an event is kept after its last write, as kube-apiserver's --event-ttl (0 = until deleted)")
 	f.IntVar(&cfg.MaxRequestsInFlight, "max-requests-inflight", 400, "concurrent short requests, and concurrent watch initialisations, before 429 TooManyRequests (0 = no limit; only system:masters and health probes exempt)")
 	f.StringVar(&deviations, "simulate-deviation", "", "comma-separated deviations to simulate, to see a failing report (off by default; names: "+strings.Join(faults.Names(), ", ")+")")
 	f.StringVar(&kubeconfigFile, "write-kubeconfig", "", "write a kubeconfig for clients (server, CA data, token) to this file")
