@@ -207,10 +207,10 @@ func TestEventTTL(t *testing.T) {
 	}
 	time.Sleep(ttl / 2)
 	// Written again through events.k8s.io/v1: the same store, renewed.
+	renewed := time.Now() // before the write: its expiry is no earlier than a TTL from here
 	r := c.do("PATCH", "/apis/events.k8s.io/v1/namespaces/default/events/renewed", map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b"}}},
 		"Content-Type", "application/merge-patch+json")
 	c.mustCode(r, 200)
-	renewed := time.Now()
 	if ev := next(); ev["type"] != "MODIFIED" || evName(ev) != "renewed" {
 		t.Fatalf("watch: %v, want renewed MODIFIED", ev)
 	}
@@ -233,8 +233,8 @@ func TestEventTTL(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	restarted := time.Now() // before the start that gives the event its TTL
 	_, c2 := startTest(t, func(cfg *Config) { cfg.EventTTL, cfg.DataDir = ttl, dir })
-	restarted := time.Now()
 	c2.mustCode(c2.do("GET", core+"/kept", nil), 200)
 	deadline := restarted.Add(10 * ttl)
 	for c2.do("GET", core+"/kept", nil).Code == 200 {
