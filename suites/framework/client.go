@@ -49,6 +49,24 @@ func (c *Client) observe(err error) {
 	}
 }
 
+// observeClientGo counts the fate of a request client-go sent (a client
+// spec's): one that got no answer marks a failing spec as a harness error,
+// as the framework's own requests do, but does not count towards a lost
+// target, since client-go gives up on requests by design too (a leader's
+// renewal past its deadline) and retries them; an answer shows the target
+// is there.
+func (c *Client) observeClientGo(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case err == nil:
+		c.silentRun = 0
+	case noAnswer(err):
+		c.silentTotal++
+		c.lastSilent = err
+	}
+}
+
 // lost is non-nil once lostAfter requests in a row got no answer.
 func (c *Client) lost() error {
 	c.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"syscall"
 	"testing"
@@ -58,6 +59,44 @@ func TestClientLostAfterSilentRequests(t *testing.T) {
 		t.Errorf("noAnswerCount = %d", n)
 	}
 }
+
+// A client-go request without an answer makes a failing spec a harness
+// error (noAnswerCount) without counting towards a lost target; an answer
+// to one resets the run of silent requests.
+func TestClientGoRequestsObserved(t *testing.T) {
+	c := &Client{}
+	refused := fmt.Errorf("dial: %w", syscall.ECONNREFUSED)
+	for i := 0; i < lostAfter-1; i++ {
+		c.observe(refused)
+	}
+	rt := recordingTransport{next: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return nil, &url.Error{Op: "Get", URL: "http://x", Err: context.DeadlineExceeded}
+	}), client: c}
+	req, _ := http.NewRequest("GET", "http://127.0.0.1/api", nil)
+	if _, err := rt.RoundTrip(req); err == nil {
+		t.Fatal("the failing transport answered")
+	}
+	if n := c.noAnswerCount(); n != lostAfter {
+		t.Errorf("noAnswerCount = %d, want %d", n, lostAfter)
+	}
+	if err := c.lost(); err != nil {
+		t.Errorf("lost after a client-go request timed out: %v", err)
+	}
+	rt.next = roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Body: http.NoBody, Header: http.Header{}}, nil
+	})
+	if _, err := rt.RoundTrip(req); err != nil {
+		t.Fatal(err)
+	}
+	c.observe(refused)
+	if c.lost() != nil {
+		t.Error("a client-go answer must reset the run of silent requests")
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // A spec that failed is a conformance failure unless the run was cancelled
 // while it ran or the target stopped answering; then it is a harness error.

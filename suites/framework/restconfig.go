@@ -38,6 +38,7 @@ type recordingTransport struct {
 
 func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
+	t.client.observeClientGo(err)
 	note := "client-go request; bodies not recorded"
 	if err != nil {
 		note = "transport error: " + err.Error()
