@@ -112,7 +112,18 @@ func (k *kubectl) run(stdin string, args ...string) (string, string, error) {
 	err := c.Run()
 	AddReportEntry("kubectl", fmt.Sprintf("kubectl %s\nexit: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), errb.String()),
 		ReportEntryVisibilityFailureOrVerbose)
+	if err != nil && (ctx.Err() != nil || kubectlNoAnswer(errb.String())) {
+		fw.NoAnswer(fmt.Errorf("kubectl %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String())))
+	}
 	return out.String(), errb.String(), err
+}
+
+// kubectlNoAnswer reports whether kubectl's error output says the server
+// did not answer (kubectl's own wording for a refused, reset, timed-out or
+// failed TLS connection), as opposed to an answer it did not like.
+func kubectlNoAnswer(stderr string) bool {
+	return strings.Contains(stderr, "Unable to connect to the server") ||
+		(strings.Contains(stderr, "The connection to the server") && strings.Contains(stderr, "was refused"))
 }
 
 // mustRun runs kubectl and fails the spec on a non-zero exit.

@@ -56,15 +56,23 @@ func (c *Client) observe(err error) {
 // renewal past its deadline) and retries them; an answer shows the target
 // is there.
 func (c *Client) observeClientGo(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	switch {
 	case err == nil:
+		c.mu.Lock()
 		c.silentRun = 0
+		c.mu.Unlock()
 	case noAnswer(err):
-		c.silentTotal++
-		c.lastSilent = err
+		c.noteSilent(err)
 	}
+}
+
+// noteSilent counts a request of the spec's that got no answer, for the
+// harness-error verdict only (not towards a lost target).
+func (c *Client) noteSilent(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.silentTotal++
+	c.lastSilent = err
 }
 
 // lost is non-nil once lostAfter requests in a row got no answer.

@@ -46,6 +46,17 @@ func Lost() error {
 	return current.client.lost()
 }
 
+// NoAnswer tells the framework that a client the spec ran itself (kubectl)
+// got no answer from the target: if the spec fails, it ends as a harness
+// error, as when one of the framework's own requests gets none.
+func NoAnswer(err error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	if current != nil {
+		current.client.noteSilent(err)
+	}
+}
+
 // noAnswer reports whether err means the target did not answer at all (as
 // opposed to answering badly): refused, reset, closed, TLS trouble, or the
 // request's own deadline. A cancelled run is not the target's doing.
