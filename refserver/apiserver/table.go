@@ -37,9 +37,7 @@ func toTable(k *registry.Kind, items []registry.Object, rv, cont, includeObject 
 		if !namesItself {
 			row.Cells = append(row.Cells, m["name"])
 		}
-		for _, c := range k.Columns {
-			row.Cells = append(row.Cells, c.Cell(obj))
-		}
+		row.Cells = k.AppendCells(row.Cells, obj)
 		switch includeObject {
 		case "None":
 		case "Object":

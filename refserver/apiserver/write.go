@@ -105,24 +105,14 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, ri *requestInfo
 	}
 	answer := answerInto(r, dry)
 	opts := registry.WriteOptions{DryRun: dry, Subresource: ri.subresource, FieldManager: managerOf(r), Answer: answer}
-	out, err := h.reg.UpdateFrom(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, again, opts)
-	if err != nil && ri.kind.CreateOnUpdate && ri.subresource == "" && apierrors.IsNotFound(err) { // IsNotFound allocates, even for nil
-		// The kind allows a PUT to create; a resourceVersion it brings
-		// is no precondition then (kube-apiserver creates regardless).
-		created, err := again() // the update may have taken the first decode
-		if err != nil {
-			return err
-		}
-		delete(registry.Meta(created), "resourceVersion")
-		if out, err = h.reg.Create(r.Context(), ri.kind, ri.version, ri.namespace, created, opts); err != nil {
-			return err
-		}
-		h.answerWrite(w, r, ri, http.StatusCreated, out, dry, registry.Answered(answer))
-		return nil
-	}
+	out, created, err := h.reg.Put(r.Context(), ri.kind, ri.version, ri.namespace, ri.name, again, opts)
 	if err != nil {
 		return err
 	}
-	h.answerWrite(w, r, ri, 200, out, dry, registry.Answered(answer))
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	h.answerWrite(w, r, ri, code, out, dry, registry.Answered(answer))
 	return nil
 }

@@ -175,13 +175,13 @@ func encode(dst []byte, k *Kind, obj Object, mf []byte, lay *spliceLayout) ([]by
 // encodeStoredAs is encode for a kind stored as another (Kind.StoredAs):
 // obj converted to that kind's stored form.
 func encodeStoredAs(k *Kind, obj Object, mf []byte) ([]byte, error) {
-	c := deepCopy(obj)
-	if mf != nil {
-		if err := withKeptFields(c, mf); err != nil {
+	if mf != nil { // the kept managedFields go back in, on a copy
+		obj = deepCopy(obj)
+		if err := withKeptFields(obj, mf); err != nil {
 			return nil, err
 		}
 	}
-	stored, err := k.ToStored(c)
+	stored, err := k.ToStored(obj) // a new object: obj stays as it is
 	if err != nil {
 		return nil, err
 	}

@@ -14,9 +14,8 @@ import (
 // eventKind is the strategy of core/v1 Event, as kube-apiserver v1.36.3
 // serves it: what `kubectl describe` and `kubectl events` list (by the
 // involved object's field selectors), and what client-go's event recorders
-// write. A PUT creates a missing event. Unlike kube-apiserver, which keeps
-// events for an hour (--event-ttl), the reference server keeps them until
-// they are deleted.
+// write. A PUT creates a missing event. Events go their TTL after their
+// last write (Kind.TTL, set from --event-ttl as on kube-apiserver).
 func eventKind() *Kind {
 	doc := corev1.Event{}.SwaggerDoc()
 	involved := func(f string) func(Object) string {

@@ -49,17 +49,8 @@ func eventsV1Kind(core *Kind) *Kind {
 		},
 	}
 	// The same table as core's (kube-apiserver prints both from its
-	// internal event), its cells read from the event in core's form.
-	for _, c := range core.Columns {
-		cell := c.Cell
-		c.Cell = func(o Object) any {
-			if stored, err := eventToCore(o); err == nil {
-				o = stored
-			}
-			return cell(o)
-		}
-		k.Columns = append(k.Columns, c)
-	}
+	// internal event): AppendCells reads the cells from the core form.
+	k.Columns = core.Columns
 	return k
 }
 
@@ -67,6 +58,15 @@ func eventsV1Kind(core *Kind) *Kind {
 // field as kube-apiserver's conversions do, through the Go types so that
 // each form carries the zero values its encoding writes.
 func eventToCore(obj Object) (Object, error) {
+	ev, err := typedCoreEvent(obj)
+	if err != nil {
+		return nil, err
+	}
+	return typedObject(ev)
+}
+
+// typedCoreEvent is eventToCore's event before its encoding.
+func typedCoreEvent(obj Object) (*corev1.Event, error) {
 	var in eventsv1.Event
 	if err := convertJSON(obj, &in); err != nil {
 		return nil, fmt.Errorf("events.k8s.io/v1 event: %w", err)
@@ -81,7 +81,7 @@ func eventToCore(obj Object) (Object, error) {
 	if in.Series != nil {
 		out.Series = &corev1.EventSeries{Count: in.Series.Count, LastObservedTime: in.Series.LastObservedTime}
 	}
-	return typedObject(&out)
+	return &out, nil
 }
 
 // eventFromCore is eventToCore's inverse.
@@ -103,21 +103,22 @@ func eventFromCore(obj Object) (Object, error) {
 	return typedObject(&out)
 }
 
-// typedObject is a Go value's JSON as an Object, numbers as stored objects
-// decode them.
+// typedObject is a Go value as an Object, as decoding its JSON gives it.
 func typedObject(v any) (Object, error) {
-	b, err := MarshalJSON(v)
-	if err != nil {
-		return nil, err
-	}
-	return parseStored(b)
+	var obj Object
+	err := convertJSON(v, &obj)
+	return obj, err
 }
 
 // validateEventsV1 is kube-apiserver's validation of an event written
 // through events.k8s.io/v1: core's (validateEvent), then the new API's
 // stricter rules, in core's field names.
 func validateEventsV1(obj, old Object) field.ErrorList {
-	ev, stored, err := coreEvent(obj)
+	ev, err := typedCoreEvent(obj)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	stored, err := typedObject(ev)
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
@@ -125,24 +126,11 @@ func validateEventsV1(obj, old Object) field.ErrorList {
 	if old == nil {
 		return append(errs, validateNewEvent(ev)...)
 	}
-	was, _, err := coreEvent(old)
+	was, err := typedCoreEvent(old)
 	if err != nil {
 		return append(errs, field.InternalError(nil, err))
 	}
 	return append(errs, validateEventChange(ev, was)...)
-}
-
-// coreEvent is an events.k8s.io/v1 event as a core/v1 one, typed and not.
-func coreEvent(obj Object) (*corev1.Event, Object, error) {
-	stored, err := eventToCore(obj)
-	if err != nil {
-		return nil, nil, err
-	}
-	var ev corev1.Event
-	if err := convertJSON(stored, &ev); err != nil {
-		return nil, nil, err
-	}
-	return &ev, stored, nil
 }
 
 // validateNewEvent: what kube-apiserver requires of an event created

@@ -128,7 +128,9 @@ type Kind struct {
 	// in a group of its own, as kube-apiserver serves events.k8s.io/v1
 	// Events from core/v1's: that kind's keys, storage version and stored
 	// form, so a write through either is read through both. FromStored and
-	// ToStored convert between the stored form and this kind's version.
+	// ToStored convert between the stored form and this kind's version,
+	// each into a new object. Its Columns are that kind's, their cells
+	// computed on the stored form (AppendCells).
 	StoredAs   *Kind
 	FromStored func(stored Object) (Object, error)
 	ToStored   func(obj Object) (Object, error)
@@ -173,6 +175,22 @@ func (k *Kind) setTypeMeta(obj Object, version string) {
 		av = k.APIVersion(version)
 	}
 	obj["apiVersion"], obj["kind"] = av, tm.kind
+}
+
+// AppendCells appends obj's cells of the kind's Columns to dst. A kind
+// stored as another shares that kind's columns (kube-apiserver prints both
+// from one internal type): obj is converted to the stored form once, for
+// all of its cells.
+func (k *Kind) AppendCells(dst []any, obj Object) []any {
+	if k.StoredAs != nil {
+		if stored, err := k.ToStored(obj); err == nil {
+			obj = stored
+		}
+	}
+	for _, c := range k.Columns {
+		dst = append(dst, c.Cell(obj))
+	}
+	return dst
 }
 
 // GroupResource is the kind's group and resource.

@@ -201,6 +201,24 @@ func (r *Registry) UpdateFrom(ctx context.Context, k *Kind, version, ns, name st
 	})
 }
 
+// Put is a PUT's write: UpdateFrom, or, for a kind whose PUT creates a
+// missing object (Kind.CreateOnUpdate, not on a subresource), a Create of
+// next's object when there is none; created says which. A resourceVersion
+// it brings is no precondition then: kube-apiserver creates regardless.
+func (r *Registry) Put(ctx context.Context, k *Kind, version, ns, name string, next func() (Object, error), o WriteOptions) (out Object, created bool, err error) {
+	out, err = r.UpdateFrom(ctx, k, version, ns, name, next, o)
+	if err == nil || !k.CreateOnUpdate || o.Subresource != "" || !apierrors.IsNotFound(err) { // IsNotFound allocates, even for nil
+		return out, false, err
+	}
+	obj, err := next() // the update may have taken the first object
+	if err != nil {
+		return nil, false, err
+	}
+	delete(meta(obj), "resourceVersion")
+	out, err = r.Create(ctx, k, version, ns, obj, o)
+	return out, err == nil, err
+}
+
 // Mutate applies fn to (a copy of) the current object and writes the
 // result. A resourceVersion in fn's result is a precondition (as in a PUT
 // or a patch that sets it); without one, a lost race runs fn again.
